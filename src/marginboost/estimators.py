@@ -1,0 +1,273 @@
+"""scikit-learn estimators for the soft-margin boosters of paper 000.
+
+All four share one front end, :class:`SoftMarginBoostClassifier`, and differ only in the
+assembly of parts they hand to the loop (:mod:`.algorithms`):
+
+* :class:`LPBoostClassifier`      -- LPBoost (Demiriz et al. 2002), restricted master LP;
+* :class:`ERLPBoostClassifier`    -- ERLPBoost (Warmuth et al. 2008), entropy-regularised master;
+* :class:`CERLPBoostClassifier`   -- C-ERLPBoost (Shalev-Shwartz and Singer 2010), FW short step;
+* :class:`MLPBoostClassifier`     -- the generic scheme (000, Algorithm 1), ``fw`` x ``secondary``;
+  with the defaults (short step, LP rule) it is MLPBoost.
+
+The fitted model is ``H(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so
+``decision_function`` lies in [-1, 1] and ``predict`` is its sign. The soft margin the fit
+reaches, ``margin_``, is the mean of the ``nu`` smallest training margins ``y_i H(x_i)``.
+
+``nu`` (the capping parameter, ``1 <= nu <= m``) may be given as a count or a fraction:
+an ``int`` is a count of examples, a ``float`` in (0, 1] a fraction of ``m`` (the result is
+raised to 1 if smaller: nu = 1 is the hard margin), a ``float`` > 1 a (possibly fractional)
+count. So ``nu=1`` is the hard margin and ``nu=1.0`` is ``nu = m``.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import algorithms
+from .algorithms import Assembly
+from .booster import HISTORY_COLUMNS
+from .fw_rules import FW_RULES
+from .objectives import entropy_eta
+from .secondary import SECONDARY_RULES
+from .weak_learners import resolve_weak_learner
+
+
+def resolve_nu(nu, m: int) -> float:
+    """Turn the ``nu`` parameter (count or fraction, see module doc) into a count in [1, m]."""
+    if isinstance(nu, numbers.Integral):
+        value = float(nu)
+    elif nu <= 1.0:
+        value = max(float(nu) * m, 1.0)
+    else:
+        value = float(nu)
+    if not 1.0 <= value <= m:
+        raise ValueError(
+            f"nu must be a count in [1, m] = [1, {m}] or a fraction in (0, 1]; got nu={nu!r}"
+        )
+    return value
+
+
+def _check_two_classes(n_classes: int, where: str) -> None:
+    if n_classes != 2:
+        raise ValueError(
+            f"Only binary classification is supported: y must contain exactly two classes, "
+            f"got {n_classes} {'class' if n_classes == 1 else 'classes'} ({where})"
+        )
+
+
+class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a soft-margin booster of 000 behind the scikit-learn classifier API.
+
+    Parameters
+    ----------
+    nu : int or float, default=0.1
+        Capping parameter (see the module docstring for count vs fraction).
+    eps : float > 0, default=0.01
+        Target accuracy: the fit stops with soft margin >= g - eps, g the smallest edge seen.
+    weak_learner : 'tree', 'stump', a WeakLearner, or a scikit-learn classifier, default='tree'
+    max_depth : int >= 1, default=2
+        Depth of the 'tree' weak learner (2 in the paper's experiments).
+    max_iter : int >= 1, default=1000
+        Maximum number of weak-learner calls.
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``).
+
+    Attributes
+    ----------
+    classes_ : the two labels; ``classes_[1]`` is the positive class.
+    hypotheses_ : list of the distinct hypotheses found, in order.
+    weights_ : ndarray, their weights (on the simplex; many are 0).
+    margin_ : float, the final soft margin on the training sample.
+    objective_ : float, the final objective (smoothed soft margin; LPBoost: the LP value).
+    gap_ : float, the final duality gap ``best edge - objective``.
+    n_iter_ : int, number of weak-learner calls.
+    status_ : 'converged', 'max_iter' or 'max_time'.
+    nu_ : float, the capping parameter as a count.
+    eta_ : float, ``2 ln(m/nu)/eps``, the entropy regularisation strength.
+    history_ : dict of equal-length arrays, one entry per round (see ``HISTORY_COLUMNS``).
+    """
+
+    _parameter_constraints: dict = {
+        "nu": [Interval(numbers.Real, 0, None, closed="neither")],
+        "eps": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+        self.nu = nu
+        self.eps = eps
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def _assembly(self) -> Assembly:
+        raise NotImplementedError
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
+
+        ``sample_weight`` (optional, finite, >= 0) makes example ``i`` count as
+        ``sample_weight[i]`` copies (scaled to mean 1): its cap becomes ``s_i/nu`` and the
+        entropy is taken relative to the weights. Examples of weight 0 are left out.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        weights = None
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+            keep = sample_weight > 0
+            if not keep.any():
+                raise ValueError("sample_weight must have at least one positive entry")
+            X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
+            _check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            weights = sample_weight * (sample_weight.shape[0] / sample_weight.sum())
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        m = X.shape[0]
+        self.nu_ = resolve_nu(self.nu, m)
+        self.eta_ = entropy_eta(m, self.nu_, self.eps)
+        learner = resolve_weak_learner(self.weak_learner, self.max_depth)
+        oracle = learner.prepare(X, y_pm)
+        result = algorithms.run(
+            self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, self.max_time, weights
+        )
+        self.hypotheses_ = result.hypotheses
+        self.weights_ = result.weights
+        self.margin_ = result.soft_margin
+        self.objective_ = result.objective
+        self.gap_ = result.gap
+        self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        self.staged_weights_ = result.weights_path
+        if result.status != "converged":
+            warnings.warn(
+                f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
+                f"gap {result.gap:.3g} > tolerance; raise max_iter/max_time or eps",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _hypothesis_outputs(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        out = np.zeros((X.shape[0], len(self.hypotheses_)))
+        for j, h in enumerate(self.hypotheses_):
+            out[:, j] = h.predict(X)
+        return out
+
+    def decision_function(self, X) -> np.ndarray:
+        """``H(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        score = np.zeros(X.shape[0])
+        for w, h in zip(self.weights_, self.hypotheses_):
+            if w > 0.0:
+                score += w * h.predict(X)
+        return score
+
+    def predict(self, X) -> np.ndarray:
+        """The class ``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
+        score = self.decision_function(X)
+        return self.classes_[(score > 0).astype(int)]
+
+    def staged_decision_function(self, X):
+        """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
+        outputs = self._hypothesis_outputs(X)
+        for w in self.staged_weights_:
+            yield outputs[:, : w.shape[0]] @ w
+
+    def staged_predict(self, X):
+        """Yield the predictions after every round."""
+        for score in self.staged_decision_function(X):
+            yield self.classes_[(score > 0).astype(int)]
+
+
+class LPBoostClassifier(SoftMarginBoostClassifier):
+    """LPBoost (Demiriz, Bennett, Shawe-Taylor 2002): fully corrective FW on the soft margin.
+
+    Each round solves the restricted master LP over the hypotheses so far (000 eq. 8/13) with
+    HiGHS' dual simplex, warm-started from the previous basis, and hands its optimal
+    distribution to the weak learner; it stops when ``min edge - LP value <= eps``. Fast in
+    practice but Omega(m) rounds in the worst case (Warmuth, Glocer, Raetsch 2007).
+    """
+
+    def _assembly(self):
+        return algorithms.LPBOOST
+
+
+class ERLPBoostClassifier(SoftMarginBoostClassifier):
+    """ERLPBoost (Warmuth, Glocer, Vishwanathan 2008): fully corrective FW on the smoothed margin.
+
+    Each round maximises ``rho~(U w) = -f~*(-U w)`` over the hypotheses so far (000 eq. 14)
+    with our active-set Newton method; O(ln(m/nu)/eps^2) rounds.
+    """
+
+    def _assembly(self):
+        return algorithms.ERLPBOOST
+
+
+class CERLPBoostClassifier(SoftMarginBoostClassifier):
+    """C-ERLPBoost (Shalev-Shwartz and Singer 2010): FW with the short step (000 Algorithm 3)."""
+
+    def _assembly(self):
+        return algorithms.CERLPBOOST
+
+
+class MLPBoostClassifier(SoftMarginBoostClassifier):
+    """The generic scheme of 000 (Algorithm 1); with ``secondary='lp'`` it is MLPBoost.
+
+    Parameters
+    ----------
+    fw : 'short_step' (default), 'classic', 'line_search', 'pairwise', or a callable rule
+        The Frank-Wolfe rule F (000 Algorithms 3 and 4).
+    secondary : 'lp' (default), 'entropy', 'none', or a callable ``fn(U, w) -> w``
+        The secondary rule B (000 Algorithm 2 for 'lp', eq. 14 for 'entropy').
+    Other parameters as in :class:`SoftMarginBoostClassifier`.
+    """
+
+    _parameter_constraints: dict = {
+        **SoftMarginBoostClassifier._parameter_constraints,
+        "fw": [StrOptions(set(FW_RULES)), callable],
+        "secondary": [StrOptions(set(SECONDARY_RULES) | {"none"}), callable, None],
+    }
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
+                 fw="short_step", secondary="lp"):
+        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth,
+                         max_iter=max_iter, max_time=max_time)
+        self.fw = fw
+        self.secondary = secondary
+
+    def _assembly(self):
+        return algorithms.mlpboost(self.fw, self.secondary)
+
+
+__all__ = [
+    "CERLPBoostClassifier",
+    "ERLPBoostClassifier",
+    "HISTORY_COLUMNS",
+    "LPBoostClassifier",
+    "MLPBoostClassifier",
+    "SoftMarginBoostClassifier",
+    "resolve_nu",
+]

@@ -1,0 +1,34 @@
+"""Exact line search for the smoothed soft margin along a direction in margin space.
+
+For margins ``q`` and a direction ``delta`` (e.g. ``u_new - q`` for a Frank-Wolfe step,
+``u_new - u_away`` for a pairwise step), find
+
+    lambda* = argmax_{lambda in [0, lambda_max]} rho~(q + lambda * delta)
+            = argmin_{lambda in [0, lambda_max]} f~*(-(q + lambda * delta)).
+
+``rho~`` is concave with derivative ``d(q + lambda delta) @ delta`` in ``lambda`` (envelope
+theorem: ``grad rho~(q) = d(q)``), a non-increasing function. So ``lambda*`` is 0 when the
+derivative is already <= 0 at 0, ``lambda_max`` when it is still >= 0 there, and otherwise the
+root of the derivative, found by Brent's method. The signs are tested in
+``tests/test_line_search.py`` against a brute-force grid, because a reversed sign here (as in
+an earlier Rust implementation, design.md) silently turns every step into a full step.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+
+
+def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: float = 1.0) -> float:
+    """Return the maximiser of ``objective.value(q + lam * delta)`` over ``[0, lam_max]``."""
+    if lam_max <= 0.0 or not np.any(delta):
+        return 0.0
+
+    def slope(lam: float) -> float:
+        return float(objective.distribution(q + lam * delta) @ delta)
+
+    if slope(0.0) <= 0.0:
+        return 0.0
+    if slope(lam_max) >= 0.0:
+        return float(lam_max)
+    return float(brentq(slope, 0.0, lam_max, xtol=1e-14, rtol=1e-12, maxiter=200))
