@@ -17,11 +17,12 @@ move locally) and ``s_F = sum_{i in F} d_i``.
 We solve it with an active-set Newton method over the simplex (our own method; it is checked
 against an independent conic solver in ``tests/test_entropic_master.py``):
 
-1. On the face spanned by the current support ``S`` of ``w``, take the Newton step of the
-   equality-constrained quadratic model (KKT system with ``sum v = 0``), truncated to stay
-   feasible (a coordinate that reaches 0 leaves ``S``), with an exact line search.
-2. When the face is optimal, add the coordinate of largest gradient through a Frank-Wolfe
-   step with exact line search.
+1. On the face spanned by the support ``S`` of ``w`` and the coordinate ``j`` of largest
+   gradient, take the Newton step of the equality-constrained quadratic model (KKT system
+   with ``sum v = 0``), truncated to stay feasible (a coordinate that reaches 0 leaves
+   ``S``), with an exact line search.
+2. When that step is no ascent direction, would make ``w_j`` negative, or makes no progress,
+   take a Frank-Wolfe step toward ``e_j`` instead (exact line search), which always progresses.
 
 It stops when the Frank-Wolfe duality gap ``max_j g_j - g @ w``, an upper bound on
 ``rho~* - rho~(Uw)``, is at most ``tol``. Only examples with non-negligible weight enter the
@@ -81,6 +82,7 @@ def solve_entropic_master(
     w = np.asarray(w0, dtype=np.float64).copy()
     cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
     gap = np.inf
+    newton_stalled = False
     for it in range(max_iter + 1):
         q = U @ w
         d = objective.distribution(q)
@@ -90,22 +92,26 @@ def solve_entropic_master(
             return EntropicMasterResult(w, d, objective.value_at(q, d), gap, it, True)
         if it == max_iter:
             break
-        support = np.flatnonzero(w > 0.0)
-        face_gap = g[support].max() - g[support].min()
+        j_best = int(np.argmax(g))
+        support = np.union1d(np.flatnonzero(w > 0.0), [j_best])
         v = None
-        if support.size > 1 and face_gap > tol:
+        if support.size > 1 and not newton_stalled:
             v = _newton_direction(U, w, d, g, support, objective, cap)
-            if not g @ v > 0.0:  # numerically no ascent: fall back to a Frank-Wolfe step
+            # Not an ascent direction numerically, or it would push a zero weight negative:
+            # take a Frank-Wolfe step instead, which always adds j_best.
+            if not g @ v > 0.0 or np.any(v[w <= 0.0] < 0.0):
                 v = None
+        used_newton = v is not None
         if v is None:
             v = -w
-            v[int(np.argmax(g))] += 1.0
+            v[j_best] += 1.0
         negative = np.flatnonzero(v < 0.0)
         ratios = w[negative] / -v[negative]
         blocking = negative[np.argmin(ratios)] if negative.size else -1
         lam_max = float(ratios.min()) if negative.size else np.inf
         # A Newton step has natural length 1; allow the line search to go a little past it.
         lam = exact_line_search(objective, q, U @ v, min(lam_max, 2.0))
+        newton_stalled = used_newton and lam == 0.0
         w = w + lam * v
         if lam >= lam_max:  # the blocking coordinate leaves the support exactly
             w[blocking] = 0.0

@@ -1,0 +1,55 @@
+"""Weak learners: edge oracles for boosting as Frank-Wolfe.
+
+Each weak learner answers a distribution d over the sample with a hypothesis h of large edge
+
+    edge(h; d) = sum_i d_i y_i h(x_i)            (paper 000, Mitsuboshi et al., section 2),
+
+the linear minimisation oracle of the Frank-Wolfe view (000, section 4.1). See :mod:`.base`
+for the contract.
+"""
+from __future__ import annotations
+
+from .base import EdgeOracle, Hypothesis, WeakLearner
+from .sklearn_adapter import SklearnWeakLearner
+from .stumps import DecisionStump, Stump
+from .trees import DecisionTree, EdgeTree
+
+from .worst_case import TableHypothesis, WorstCaseLearner, make_lpboost_worst_case
+
+__all__ = [
+    "DecisionStump",
+    "DecisionTree",
+    "EdgeOracle",
+    "EdgeTree",
+    "Hypothesis",
+    "SklearnWeakLearner",
+    "Stump",
+    "TableHypothesis",
+    "WeakLearner",
+    "WorstCaseLearner",
+    "make_lpboost_worst_case",
+    "resolve_weak_learner",
+]
+
+_NAMED = ("stump", "tree")
+
+
+def resolve_weak_learner(spec, max_depth: int = 2) -> WeakLearner:
+    """Turn the ``weak_learner`` parameter of an estimator into a :class:`WeakLearner`.
+
+    'stump' -> DecisionStump(), 'tree' -> EdgeTree(max_depth), a WeakLearner -> itself,
+    an object with ``fit`` and ``predict`` (a scikit-learn estimator) -> SklearnWeakLearner.
+    """
+    if isinstance(spec, str):
+        if spec == "stump":
+            return DecisionStump()
+        if spec == "tree":
+            return EdgeTree(max_depth=max_depth)
+    elif isinstance(spec, WeakLearner):
+        return spec
+    elif callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None)):
+        return SklearnWeakLearner(spec)
+    raise ValueError(
+        f"weak_learner must be one of {_NAMED}, a WeakLearner instance, or a scikit-learn "
+        f"estimator with fit/predict (and sample_weight support); got {spec!r}"
+    )

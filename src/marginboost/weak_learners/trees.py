@@ -1,0 +1,230 @@
+"""Edge-greedy decision trees with leaves in {-1, +1}.
+
+Given a distribution ``d``, the oracle grows a tree that greedily increases the edge
+(paper 000, Mitsuboshi et al., "Boosting as Frank-Wolfe", section 2; its experiments in
+section 5 use depth-2 trees as the weak learner):
+
+    edge(h; d) = sum_i d_i y_i h(x_i).
+
+With ``w = d * y`` and ``S(A) = sum_{i in A} w_i``, a leaf over the examples A that predicts
+``sign(S(A))`` contributes ``|S(A)|`` to the edge. A node N is therefore split at the cut
+maximising ``|S(left)| + |S(right)|`` over all features and all thresholds between distinct
+consecutive values (midpoints); ties go to the first feature, then the smallest threshold.
+N stays a leaf when it sits at depth ``max_depth``, when it is pure (all its w_i of one
+sign: no split can help), when all its examples share one value in every feature, or when
+the best split gains no more than a rounding tolerance over ``|S(N)|``. Every node takes
+the value ``sign(S)``, with +1 on ties (S = 0).
+
+Since ``|L| + |R| = max(|L + R|, |L - R|)``, a depth-1 tree has exactly the edge of the best
+stump (constants included).
+
+Work per level is O(p * m): the features are presorted once in ``prepare`` and one sweep per
+feature along the global order updates the running sums of all nodes of the level at once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .base import EdgeOracle, Hypothesis, WeakLearner
+from .stumps import _midpoint, presort
+
+__all__ = ["DecisionTree", "EdgeTree"]
+
+# A split must beat |S(N)| by more than this times sum_{i in N} |w_i|. Without it, rounding
+# in the running sums lets no-gain splits (whose children share one sign) through, and
+# whether they go through would depend on summation order.
+SPLIT_TOL = 1e-12
+
+
+@njit(cache=True)
+def _node_stats(w, node_of, n_nodes):
+    """Per node: S(N), sum |w_i|, and whether both signs of w occur (not pure)."""
+    total = np.zeros(n_nodes)
+    mass = np.zeros(n_nodes)
+    has_pos = np.zeros(n_nodes, dtype=np.bool_)
+    has_neg = np.zeros(n_nodes, dtype=np.bool_)
+    for i in range(w.shape[0]):
+        n = node_of[i]
+        if n < 0:
+            continue
+        total[n] += w[i]
+        mass[n] += abs(w[i])
+        if w[i] > 0.0:
+            has_pos[n] = True
+        elif w[i] < 0.0:
+            has_neg[n] = True
+    return total, mass, has_pos & has_neg
+
+
+@njit(cache=True)
+def _best_splits(vals, order, w, node_of, node_total, n_nodes):
+    """Best (feature, threshold, |L| + |R|) for every node of one level in one sweep per
+    feature; feature -1 where a node has no cut (one distinct value in every feature)."""
+    p, m = vals.shape
+    best_feature = np.full(n_nodes, -1, dtype=np.int64)
+    best_threshold = np.zeros(n_nodes)
+    best_score = np.full(n_nodes, -1.0)
+    left = np.zeros(n_nodes)
+    last = np.zeros(n_nodes)
+    seen = np.zeros(n_nodes, dtype=np.bool_)
+    for j in range(p):
+        left[:] = 0.0
+        seen[:] = False
+        for k in range(m):
+            i = order[j, k]
+            n = node_of[i]
+            if n < 0:
+                continue
+            v = vals[j, k]
+            # Within a node, a cut exists only between two distinct consecutive values.
+            if seen[n] and v != last[n]:
+                lsum = left[n]
+                score = abs(lsum) + abs(node_total[n] - lsum)
+                if score > best_score[n]:
+                    best_score[n] = score
+                    best_feature[n] = j
+                    best_threshold[n] = _midpoint(last[n], v)
+            left[n] += w[i]
+            last[n] = v
+            seen[n] = True
+    return best_feature, best_threshold, best_score
+
+
+@njit(cache=True)
+def _route(X, node_of, split_feature, split_threshold, left_child, right_child):
+    """Next level's node index of every example (-1 once its node became a leaf)."""
+    out = np.empty_like(node_of)
+    for i in range(node_of.shape[0]):
+        n = node_of[i]
+        if n < 0 or split_feature[n] < 0:
+            out[i] = -1
+        elif X[i, split_feature[n]] <= split_threshold[n]:
+            out[i] = left_child[n]
+        else:
+            out[i] = right_child[n]
+    return out
+
+
+@njit(cache=True)
+def _predict_tree(X, feature, threshold, left, right, value):
+    out = np.empty(X.shape[0])
+    for i in range(X.shape[0]):
+        node = 0
+        while feature[node] >= 0:
+            if X[i, feature[node]] <= threshold[node]:
+                node = left[node]
+            else:
+                node = right[node]
+        out[i] = value[node]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionTree(Hypothesis):
+    """Binary tree in flat arrays; node 0 is the root, ``feature[k] == -1`` marks a leaf.
+
+    An internal node k sends x to ``left[k]`` if ``x[feature[k]] <= threshold[k]`` and to
+    ``right[k]`` otherwise; a leaf predicts ``value[k]`` in {-1, +1}.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    n_features: int
+
+    @property
+    def node_count(self) -> int:
+        return int(self.feature.shape[0])
+
+    @property
+    def depth(self) -> int:
+        depths = np.zeros(self.node_count, dtype=np.int64)
+        for k in range(self.node_count):  # children always come after their parent
+            if self.feature[k] >= 0:
+                depths[self.left[k]] = depths[self.right[k]] = depths[k] + 1
+        return int(depths.max())
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X must have shape (n, {self.n_features}), got {X.shape}"
+            )
+        return _predict_tree(X, self.feature, self.threshold, self.left, self.right, self.value)
+
+
+class _TreeOracle(EdgeOracle):
+    def __init__(self, X: np.ndarray, y: np.ndarray, max_depth: int):
+        self._X, self._vals, self._order = presort(X)
+        self._y = np.asarray(y, dtype=np.float64)
+        self._max_depth = max_depth
+
+    def __call__(self, d: np.ndarray) -> tuple[DecisionTree, np.ndarray]:
+        w = np.asarray(d, dtype=np.float64) * self._y
+        m = w.shape[0]
+        feature, threshold, left, right, value = [-1], [0.0], [-1], [-1], [1.0]
+        active = [0]  # flat ids of this level's nodes; node_of holds positions in `active`
+        node_of = np.zeros(m, dtype=np.int64)
+        for depth in range(self._max_depth + 1):
+            k_nodes = len(active)
+            total, mass, mixed = _node_stats(w, node_of, k_nodes)
+            for n, nid in enumerate(active):
+                value[nid] = 1.0 if total[n] >= 0.0 else -1.0
+            if depth == self._max_depth:
+                break
+            feat, thr, score = _best_splits(self._vals, self._order, w, node_of, total, k_nodes)
+            split_feature = np.full(k_nodes, -1, dtype=np.int64)
+            left_child = np.full(k_nodes, -1, dtype=np.int64)
+            right_child = np.full(k_nodes, -1, dtype=np.int64)
+            next_active: list[int] = []
+            for n, nid in enumerate(active):
+                if (
+                    not mixed[n]
+                    or feat[n] < 0
+                    or score[n] - abs(total[n]) <= SPLIT_TOL * mass[n]
+                ):
+                    continue
+                split_feature[n] = feat[n]
+                feature[nid], threshold[nid] = int(feat[n]), float(thr[n])
+                for side, pos in ((left, left_child), (right, right_child)):
+                    side[nid] = len(feature)
+                    pos[n] = len(next_active)
+                    next_active.append(len(feature))
+                    feature.append(-1)
+                    threshold.append(0.0)
+                    left.append(-1)
+                    right.append(-1)
+                    value.append(1.0)
+            if not next_active:
+                break
+            node_of = _route(self._X, node_of, split_feature, thr, left_child, right_child)
+            active = next_active
+        h = DecisionTree(
+            feature=np.asarray(feature, dtype=np.int64),
+            threshold=np.asarray(threshold, dtype=np.float64),
+            left=np.asarray(left, dtype=np.int64),
+            right=np.asarray(right, dtype=np.int64),
+            value=np.asarray(value, dtype=np.float64),
+            n_features=int(self._X.shape[1]),
+        )
+        return h, h.predict(self._X)
+
+
+class EdgeTree(WeakLearner):
+    """Depth-limited tree grown greedily on the edge, leaves in {-1, +1}."""
+
+    def __init__(self, max_depth: int = 2):
+        self.max_depth = max_depth
+
+    def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
+        if int(self.max_depth) != self.max_depth or self.max_depth < 1:
+            raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
+        return _TreeOracle(X, y, int(self.max_depth))
+
+    def __repr__(self) -> str:
+        return f"EdgeTree(max_depth={self.max_depth})"

@@ -1,0 +1,160 @@
+"""Every soft-margin booster against the exact optimum over ALL decision stumps.
+
+On a sample, the class of decision stumps is finite (at most 2p(m+1) distinct margin
+vectors), so the optimal soft margin over it is one LP, solved here directly with scipy's
+HiGHS interface (tests/reference.py), independently of the boosters' code. With the exact
+stump oracle each booster must end with soft margin >= optimum - eps (000, Lemma 2) and can
+never exceed the optimum."""
+import warnings
+
+import numpy as np
+import pytest
+from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets
+
+from marginboost import algorithms
+from marginboost.weak_learners import DecisionStump, WorstCaseLearner, make_lpboost_worst_case
+
+EPS = 0.01
+NU_FRACTIONS = (0.05, 0.2, 0.5)
+
+# name -> (assembly, eps). Rules whose tail is plain Frank-Wolfe need O(ln(m/nu)/eps^2)
+# rounds, too many for CI at eps = 0.01, so they are checked at a coarser eps.
+FW_TAIL_EPS = 0.05
+ASSEMBLIES = {
+    "lpboost": (algorithms.LPBOOST, EPS),
+    "erlpboost": (algorithms.ERLPBOOST, EPS),
+    "cerlpboost": (algorithms.CERLPBOOST, FW_TAIL_EPS),
+    "mlpboost_ss": (algorithms.mlpboost("short_step", "lp"), EPS),
+    "mlpboost_pfw": (algorithms.mlpboost("pairwise", "lp"), EPS),
+    "mlpboost_classic": (algorithms.mlpboost("classic", "lp"), FW_TAIL_EPS),
+    "mlpboost_ls": (algorithms.mlpboost("line_search", "lp"), EPS),
+    "pfw_only": (algorithms.mlpboost("pairwise", None), FW_TAIL_EPS),
+    "fw_entropy": (algorithms.mlpboost("line_search", "entropy"), EPS),
+}
+
+
+def _optimum(X, y, nu):
+    return exact_soft_margin_lp(all_stump_margins(X, y), nu)[0]
+
+
+@pytest.fixture(scope="module")
+def datasets():
+    return small_real_datasets()
+
+
+@pytest.mark.parametrize("name", sorted(ASSEMBLIES))
+def test_booster_reaches_exact_stump_optimum(name, datasets):
+    assembly, eps = ASSEMBLIES[name]
+    for data_name, X, y in datasets:
+        m = X.shape[0]
+        oracle = DecisionStump().prepare(X, y)
+        for frac in NU_FRACTIONS:
+            nu = max(1.0, frac * m)
+            optimum = _optimum(X, y, nu)
+            result = algorithms.run(assembly, oracle, y, nu, eps, max_iter=50000)
+            where = f"{name} on {data_name}, nu={nu}"
+            assert result.status == "converged", where
+            assert result.soft_margin >= optimum - eps, where
+            assert result.soft_margin <= optimum + 1e-7, where
+            # the reported soft margin is the mean of the nu smallest training margins
+            U = np.column_stack([y * h.predict(X) for h in result.hypotheses])
+            np.testing.assert_allclose(U @ result.weights, result.margins, atol=1e-12)
+
+
+def test_weighted_fit_equals_replicated_fit(datasets):
+    """Integer example weights mean replicated examples: same soft margin at the optimum."""
+    _, X, y = datasets[1]
+    rng = np.random.default_rng(0)
+    counts = rng.integers(1, 4, X.shape[0])
+    weights = counts * (X.shape[0] / counts.sum())
+    frac = 0.2
+    Xr, yr = np.repeat(X, counts, axis=0), np.repeat(y, counts)
+    opt_rep = _optimum(Xr, yr, frac * Xr.shape[0])
+    for assembly in (algorithms.LPBOOST, algorithms.mlpboost()):
+        res = algorithms.run(assembly, DecisionStump().prepare(X, y), y, frac * X.shape[0], EPS,
+                             max_iter=20000, weights=weights)
+        assert res.status == "converged"
+        assert opt_rep - EPS <= res.soft_margin <= opt_rep + 1e-7
+
+
+M_WORST = 64
+# The instance's margins step by INSTANCE_EPS; boosting stops at gap EPS_WORST. LPBoost's LP
+# value climbs from -1 by 2*INSTANCE_EPS a round, so any EPS_WORST < 1 - m*INSTANCE_EPS keeps
+# it going for m/2 rounds, while eta * INSTANCE_EPS << 1 lets the entropy-smoothed
+# distribution spread over the hard half of the sample and find the optimal pair at once.
+INSTANCE_EPS = 1e-4
+EPS_WORST = 0.1
+
+
+def _worst_case_run(assembly):
+    X, y = make_lpboost_worst_case(M_WORST, eps=INSTANCE_EPS)
+    oracle = WorstCaseLearner(eps=INSTANCE_EPS).prepare(X, y)
+    return algorithms.run(assembly, oracle, y, 1.0, EPS_WORST, max_iter=500)
+
+
+def test_lpboost_worst_case_needs_m_over_2_rounds():
+    result = _worst_case_run(algorithms.LPBOOST)
+    assert result.status == "converged"
+    assert result.n_iter >= M_WORST // 2 - 1
+
+
+@pytest.mark.parametrize("assembly", [algorithms.mlpboost(), algorithms.ERLPBOOST],
+                         ids=["mlpboost", "erlpboost"])
+def test_mlpboost_and_erlpboost_escape_the_worst_case(assembly):
+    result = _worst_case_run(assembly)
+    assert result.status == "converged"
+    assert result.n_iter <= 4
+    optimum = _exact_worst_case_optimum()
+    assert optimum - EPS_WORST <= result.soft_margin <= optimum + 1e-9
+
+
+def _exact_worst_case_optimum():
+    from marginboost.weak_learners.worst_case import lpboost_worst_case_margins
+
+    return exact_soft_margin_lp(lpboost_worst_case_margins(M_WORST, eps=INSTANCE_EPS), 1.0)[0]
+
+
+def test_history_is_consistent(datasets):
+    _, X, y = datasets[2]
+    res = algorithms.run(algorithms.mlpboost(), DecisionStump().prepare(X, y), y, 0.2 * X.shape[0], EPS)
+    h = res.history
+    n = len(h["round"])
+    assert all(len(v) == n for v in h.values())
+    np.testing.assert_allclose(h["gap"], h["best_edge"] - h["objective"])
+    assert np.all(np.diff(h["best_edge"]) <= 0)  # a running minimum
+    assert np.all(np.diff(h["time"]) >= 0)
+    assert np.all(h["weak_learner_time"] >= 0) and np.all(h["solver_time"] >= 0)
+    assert set(np.unique(h["update"])) <= {0, 1, 2}
+    assert h["gap"][-1] <= EPS / 2 < h["gap"][0]
+    assert len(res.weights_path) == n
+    # the smoothed objective upper-bounds the soft margin by at most eps/2 (000 Lemma 1, 3)
+    assert np.all(h["soft_margin"] <= h["objective"] + 1e-12)
+    assert np.all(h["objective"] <= h["soft_margin"] + EPS / 2 + 1e-12)
+
+
+def test_same_input_same_result(datasets):
+    _, X, y = datasets[0]
+    runs = [algorithms.run(algorithms.mlpboost("pairwise"), DecisionStump().prepare(X, y), y, 10.0, EPS)
+            for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].weights, runs[1].weights)
+    assert runs[0].n_iter == runs[1].n_iter
+
+
+def test_user_secondary_rule_is_called_and_validated(datasets):
+    _, X, y = datasets[0]
+    calls = []
+
+    def uniform(U, w):
+        calls.append(U.shape[1])
+        return np.full(U.shape[1], 1.0 / U.shape[1])
+
+    res = algorithms.run(algorithms.mlpboost("short_step", uniform), DecisionStump().prepare(X, y), y, 10.0,
+                         0.1, max_iter=50)
+    assert calls and calls == sorted(calls)
+    assert res.soft_margin <= _optimum(X, y, 10.0) + 1e-7
+
+    def broken(U, w):
+        return np.ones(U.shape[1])
+
+    with pytest.raises(ValueError, match="summing to 1"):
+        algorithms.run(algorithms.mlpboost("short_step", broken), DecisionStump().prepare(X, y), y, 10.0, 0.1)

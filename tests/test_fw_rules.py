@@ -1,0 +1,111 @@
+"""Frank-Wolfe step rules and the exact line search against brute force.
+
+These tests would catch the error classes design.md lists for an earlier implementation:
+a line search with reversed bisection signs (always step 1), and a pairwise step that never
+considers the new hypothesis."""
+import numpy as np
+import pytest
+
+from marginboost.fw_rules import ClassicStep, FWContext, LineSearch, Pairwise, ShortStep, resolve_fw_rule
+from marginboost.line_search import exact_line_search
+from marginboost.objectives import SmoothedSoftMargin
+
+
+def grid_argmax(obj, q, delta, lam_max, n=20001):
+    grid = np.linspace(0, lam_max, n)
+    values = [obj.value(q + lam * delta) for lam in grid]
+    return grid[int(np.argmax(values))]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_line_search_matches_grid(seed):
+    rng = np.random.default_rng(seed)
+    m = 40
+    obj = SmoothedSoftMargin(nu=4.0, eta=rng.choice([2.0, 20.0, 200.0]))
+    q = rng.uniform(-1, 1, m)
+    delta = rng.uniform(-1, 1, m) - q
+    lam_max = rng.choice([0.3, 1.0])
+    lam = exact_line_search(obj, q, delta, lam_max)
+    assert 0.0 <= lam <= lam_max
+    assert abs(lam - grid_argmax(obj, q, delta, lam_max)) <= lam_max / 10000 + 1e-9
+    assert obj.value(q + lam * delta) >= obj.value(q + grid_argmax(obj, q, delta, lam_max) * delta) - 1e-12
+
+
+def test_line_search_interior_optimum_is_not_a_full_step():
+    """Two examples: moving toward u improves one margin and spoils the other; optimum is interior."""
+    obj = SmoothedSoftMargin(nu=1.0, eta=50.0)
+    q = np.array([-0.5, 0.5])
+    u = np.array([0.5, -0.5])
+    lam = exact_line_search(obj, q, u - q, 1.0)
+    assert lam == pytest.approx(0.5, abs=1e-8)
+    # direction that only hurts: no step at all
+    assert exact_line_search(obj, q, np.array([-1.0, -1.0]), 1.0) == 0.0
+    # direction that only helps: the full step
+    assert exact_line_search(obj, q, np.array([1.0, 1.0]), 1.0) == 1.0
+
+
+def context(seed, t=3):
+    rng = np.random.default_rng(seed)
+    m, n = 30, 5
+    U = rng.choice([-1.0, 1.0], size=(m, n))
+    w = np.append(rng.dirichlet(np.ones(n - 1)), 0.0)
+    obj = SmoothedSoftMargin(nu=3.0, eta=30.0)
+    q = U @ w
+    d = obj.distribution(q)
+    j_new = int(np.argmax(d @ U))
+    return FWContext(U, w, q, d, j_new, t, obj)
+
+
+@pytest.mark.parametrize("rule", [ClassicStep(), ShortStep(), LineSearch(), Pairwise()])
+@pytest.mark.parametrize("seed", range(5))
+def test_rules_stay_on_simplex_and_report_their_margins(rule, seed):
+    ctx = context(seed)
+    w1, q1 = rule(ctx)
+    assert np.all(w1 >= 0) and w1.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(q1, ctx.U @ w1, atol=1e-12)
+
+
+def test_classic_and_short_step_formulas():
+    ctx = context(0, t=4)
+    w1, _ = ClassicStep()(ctx)
+    lam = 2 / 6
+    expected = (1 - lam) * ctx.w
+    expected[ctx.j_new] += lam
+    np.testing.assert_allclose(w1, expected)
+    delta = ctx.U[:, ctx.j_new] - ctx.q
+    lam = np.clip(ctx.d @ delta / (ctx.objective.eta * np.abs(delta).max() ** 2), 0, 1)
+    expected = (1 - lam) * ctx.w
+    expected[ctx.j_new] += lam
+    np.testing.assert_allclose(ShortStep()(ctx)[0], expected)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_line_search_step_beats_short_and_classic(seed):
+    ctx = context(seed)
+    obj = ctx.objective
+    best = obj.value(LineSearch()(ctx)[1])
+    assert best >= obj.value(ShortStep()(ctx)[1]) - 1e-12
+    assert best >= obj.value(ClassicStep()(ctx)[1]) - 1e-12
+    assert best >= obj.value(ctx.q) - 1e-12
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pairwise_moves_weight_from_away_to_new(seed):
+    ctx = context(seed)
+    w1, q1 = Pairwise()(ctx)
+    active = np.flatnonzero(ctx.w > 0)
+    away = active[np.argmin(ctx.d @ ctx.U[:, active])]
+    changed = np.flatnonzero(~np.isclose(w1, ctx.w))
+    assert set(changed) <= {away, ctx.j_new}
+    assert w1[ctx.j_new] >= ctx.w[ctx.j_new]  # the new hypothesis gains what `away` loses
+    assert w1[ctx.j_new] - ctx.w[ctx.j_new] == pytest.approx(ctx.w[away] - w1[away])
+    assert ctx.objective.value(q1) >= ctx.objective.value(ctx.q) - 1e-12
+    # and the step is the best one along that pairwise direction
+    delta = ctx.U[:, ctx.j_new] - ctx.U[:, away]
+    lam_grid = grid_argmax(ctx.objective, ctx.q, delta, ctx.w[away])
+    assert ctx.objective.value(q1) >= ctx.objective.value(ctx.q + lam_grid * delta) - 1e-12
+
+
+def test_unknown_rule_names_the_parameter():
+    with pytest.raises(ValueError, match="fw must be one of"):
+        resolve_fw_rule("newton")

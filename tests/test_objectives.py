@@ -1,0 +1,100 @@
+"""The soft margin and its entropy smoothing against independent LP / brute-force references."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.optimize import linprog
+
+from marginboost.objectives import (
+    SmoothedSoftMargin,
+    SoftMargin,
+    entropy_eta,
+    relative_entropy_to_uniform,
+    soft_margin,
+)
+
+
+def soft_margin_lp(q, nu, weights=None):
+    """min_{d in P(m, nu)} d @ q as an LP (scipy/HiGHS), with caps s_i / nu."""
+    caps = np.full(q.shape[0], 1 / nu) if weights is None else weights / nu
+    res = linprog(q, A_eq=np.ones((1, q.shape[0])), b_eq=[1.0], bounds=list(zip(np.zeros_like(q), caps)),
+                  method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+@st.composite
+def margins(draw):
+    m = draw(st.integers(1, 30))
+    q = draw(arrays(np.float64, m, elements=st.floats(-1, 1)))
+    nu = draw(st.floats(1.0, float(m)))
+    return q, nu
+
+
+@settings(max_examples=200, deadline=None)
+@given(margins())
+def test_soft_margin_equals_lp(problem):
+    q, nu = problem
+    # HiGHS works to a 1e-7 feasibility tolerance, so the LP reference is only that exact
+    assert soft_margin(q, nu) == pytest.approx(soft_margin_lp(q, nu), abs=2e-7)
+
+
+@settings(max_examples=100, deadline=None)
+@given(margins(), st.data())
+def test_weighted_soft_margin_equals_lp_and_replication(problem, data):
+    q, nu = problem
+    m = q.shape[0]
+    counts = np.asarray(data.draw(arrays(np.int64, m, elements=st.integers(1, 4))), dtype=float)
+    weights = counts * (m / counts.sum())
+    assert soft_margin(q, nu, weights) == pytest.approx(soft_margin_lp(q, nu, weights), abs=2e-7)
+    # integer weights = replicated examples, with nu scaled to the replicated sample
+    replicated = np.repeat(q, counts.astype(int))
+    nu_rep = nu * counts.sum() / m
+    assert soft_margin(q, nu, weights) == pytest.approx(soft_margin(replicated, nu_rep), abs=1e-9)
+
+
+def test_soft_margin_by_hand():
+    q = np.array([0.5, -0.2, 0.1, 0.9])
+    assert soft_margin(q, 1) == pytest.approx(-0.2)  # hard margin
+    assert soft_margin(q, 2) == pytest.approx((-0.2 + 0.1) / 2)
+    assert soft_margin(q, 2.5) == pytest.approx((-0.2 + 0.1 + 0.5 * 0.5) / 2.5)
+    assert soft_margin(q, 4) == pytest.approx(q.mean())
+
+
+@settings(max_examples=100, deadline=None)
+@given(margins(), st.sampled_from([1.0, 10.0, 100.0]))
+def test_smoothed_objective_sandwich_and_gradient(problem, eta):
+    """rho <= rho~ <= rho + ln(m/nu)/eta (000 Lemma 1, 3) and grad rho~(q) = d(q)."""
+    q, nu = problem
+    m = q.shape[0]
+    obj = SmoothedSoftMargin(nu, eta)
+    value = obj.value(q)
+    rho = soft_margin(q, nu)
+    assert rho - 1e-9 <= value <= rho + math.log(m / nu) / eta + 1e-9
+    # envelope theorem: directional derivative equals d(q) @ direction (central differences)
+    direction = np.random.default_rng(0).normal(size=m)
+    h = 1e-6
+    fd = (obj.value(q + h * direction) - obj.value(q - h * direction)) / (2 * h)
+    assert fd == pytest.approx(obj.distribution(q) @ direction, abs=1e-5 * (1 + eta))
+
+
+def test_smoothed_value_is_the_regularised_minimum():
+    """rho~(q) is the minimum over d in P of d@q + Delta(d)/eta: no random feasible d does better."""
+    rng = np.random.default_rng(3)
+    q = rng.uniform(-1, 1, 12)
+    obj = SmoothedSoftMargin(3.0, 4.0)
+    best = obj.value(q)
+    for _ in range(2000):
+        d = rng.dirichlet(np.ones(12))
+        if d.max() <= 1 / 3.0:
+            assert d @ q + relative_entropy_to_uniform(d) / 4.0 >= best - 1e-12
+
+
+def test_entropy_eta_formula_and_nu_equal_m():
+    assert entropy_eta(100, 10.0, 0.01) == pytest.approx(2 * math.log(10) / 0.01)
+    assert entropy_eta(100, 100.0, 0.01) == 1.0
+    assert SoftMargin(2.0).stop_tol(0.01) == 0.01
+    assert SmoothedSoftMargin(2.0, 3.0).stop_tol(0.01) == 0.005
