@@ -124,9 +124,11 @@ def test_history_is_consistent(datasets):
     assert np.all(np.diff(h["best_edge"]) <= 0)  # a running minimum
     assert np.all(np.diff(h["time"]) >= 0)
     assert np.all(h["weak_learner_time"] >= 0) and np.all(h["solver_time"] >= 0)
-    assert set(np.unique(h["update"])) <= {0, 1, 2}
+    assert set(np.unique(h["update"])) <= {0, 1, 2, 3}
+    assert h["update"][0] == 0 and h["update"][-1] == 3  # init, ..., stopped without update
     assert h["gap"][-1] <= EPS / 2 < h["gap"][0]
-    assert len(res.weights_path) == n
+    assert len(res.weights_path) == n == res.n_iter == h["round"][-1]
+    np.testing.assert_array_equal(h["round"], np.arange(1, n + 1))
     # the smoothed objective upper-bounds the soft margin by at most eps/2 (000 Lemma 1, 3)
     assert np.all(h["soft_margin"] <= h["objective"] + 1e-12)
     assert np.all(h["objective"] <= h["soft_margin"] + EPS / 2 + 1e-12)

@@ -34,20 +34,23 @@ from .fw_rules import FWContext
 from .objectives import SmoothedSoftMargin, SoftMargin
 from .secondary import Candidate
 
+# One row per round: a weak-learner call and the update that follows it. The row describes
+# the weights after that update (in the stopping round: unchanged, no update).
 HISTORY_COLUMNS = (
-    "round",  # weak-learner calls so far (t + 1 in the paper's numbering)
-    "n_hypotheses",  # distinct hypotheses found so far
-    "soft_margin",  # rho(U w_t): mean of the nu smallest margins
-    "objective",  # the booster's objective at w_t (smoothed soft margin, or soft margin for LPBoost)
-    "edge",  # edge of the hypothesis just returned, d_t @ u_{t+1}
+    "round",  # weak-learner calls so far
+    "n_hypotheses",  # distinct hypotheses the weights range over
+    "soft_margin",  # rho(U w): mean of the nu smallest margins
+    "objective",  # the booster's objective at w (smoothed soft margin; LPBoost: the soft margin)
+    "edge",  # edge of the hypothesis returned this round, under the distribution it was asked with
     "best_edge",  # min over rounds of those edges
-    "gap",  # eps_t = best_edge - objective
-    "update",  # 0: initial, 1: FW won, 2: secondary won (the update that produced w_t)
-    "time",  # seconds since fit started, cumulative
+    "gap",  # best_edge - objective: at most the optimum's distance; the stop tests it
+    "update",  # which update produced the weights: see UPDATE_NAMES
+    "time",  # seconds since fit started, at the end of this round
     "weak_learner_time",  # seconds in the weak learner this round
-    "solver_time",  # seconds in the updates (FW, secondary, projection) this round
+    "solver_time",  # seconds in the update (FW, secondary, projections) this round
 )
-UPDATE_NAMES = {0: "init", 1: "fw", 2: "secondary"}
+UPDATE_INIT, UPDATE_FW, UPDATE_SECONDARY, UPDATE_NONE = 0, 1, 2, 3
+UPDATE_NAMES = {UPDATE_INIT: "init", UPDATE_FW: "fw", UPDATE_SECONDARY: "secondary", UPDATE_NONE: "none (stopped)"}
 
 
 @dataclass
@@ -136,8 +139,8 @@ def boost(
     w = q = None
     value = -np.inf
     best_edge = np.inf
-    update = 0
     status = "max_iter"
+    tol = objective.stop_tol(eps)
     for call in range(1, max_iter + 1):
         t0 = time.perf_counter()
         h, pred = oracle(d)
@@ -148,46 +151,22 @@ def boost(
         j_new, is_new = columns.add(u)
         if is_new:
             hypotheses.append(h)
-        U = columns.U
-        solver_time = 0.0
-        if w is not None:
-            gap = best_edge - value
-            _record(history, call, columns.n, reported.value(q), value, edge, best_edge, gap, update,
-                    t1 - start, t1 - t0, 0.0)
-            weights_path.append(w.copy())
-            if gap <= objective.stop_tol(eps):
-                status = "converged"
-                break
-            if call == max_iter or (max_time is not None and t1 - start >= max_time):
-                status = "max_iter" if call == max_iter else "max_time"
-                break
-        if is_new and w is not None:
-            w = np.append(w, 0.0)
-        # Candidates for w_{t+1}: FW (w_1 = e_{j_1} in the first round) and the secondary rule.
-        candidates: list[tuple[int, Candidate]] = []
-        if fw_rule is not None:
-            if w is None:
-                candidates.append((1, Candidate(np.ones(1), U[:, 0].copy())))
-            else:
-                ctx = FWContext(U, w, q, d, j_new, call - 1, smoothed)
-                candidates.append((1, Candidate(*fw_rule(ctx))))
-        if secondary is not None:
-            candidates.append((2, secondary(U, candidates[0][1].w if candidates else None)))
-        update, best, value, d = _pick(candidates, objective)
-        w, q = best.w, best.q
-        if call == 1:
-            update = 0
-        solver_time = time.perf_counter() - t1
-        if history["solver_time"]:
-            history["solver_time"][-1] = solver_time
-    else:
-        call = max_iter
-
-    # The first round has no gap yet: a run of max_iter=1 reports the state after it.
-    if not history["round"]:
-        _record(history, 1, columns.n, reported.value(q), value, edge, best_edge, best_edge - value,
-                update, time.perf_counter() - start, t1 - t0, solver_time)
+        if w is not None and best_edge - value <= tol:  # eps_t of Algorithm 1 line 7
+            status = "converged"
+            update = UPDATE_NONE
+        else:
+            update, w, q, value, d = _update(columns.U, w, q, d, j_new, is_new, call, fw_rule, secondary,
+                                             objective, smoothed)
+        t2 = time.perf_counter()
+        _record(history, call, w.shape[0], reported.value(q), value, edge, best_edge, best_edge - value,
+                update, t2 - start, t1 - t0, t2 - t1)
         weights_path.append(w.copy())
+        if status == "converged":
+            break
+        if max_time is not None and t2 - start >= max_time:
+            status = "max_time"
+            break
+
     n_cols = w.shape[0]
     return BoostResult(
         hypotheses=hypotheses[:n_cols],
@@ -201,6 +180,26 @@ def boost(
         history={k: np.asarray(v) for k, v in history.items()},
         weights_path=weights_path,
     )
+
+
+def _update(U, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
+    """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state."""
+    if w is None:  # line 3: w_1 = e_{j_1}; LPBoost instead asks its LP (it needs the LP's d)
+        candidates = [(UPDATE_INIT, Candidate(np.ones(1), U[:, 0].copy()))] if fw_rule is not None else []
+    else:
+        if is_new:
+            w = np.append(w, 0.0)
+        candidates = []
+        if fw_rule is not None:
+            ctx = FWContext(U, w, q, d, j_new, call - 1, smoothed)
+            candidates.append((UPDATE_FW, Candidate(*fw_rule(ctx))))
+    if secondary is not None:
+        w_fw = candidates[0][1].w if candidates else None
+        candidates.append((UPDATE_SECONDARY, secondary(U, w_fw)))
+    update, best, value, d = _pick(candidates, objective)
+    if call == 1:
+        update = UPDATE_INIT
+    return update, best.w, best.q, value, d
 
 
 def _pick(candidates, objective):
