@@ -61,3 +61,16 @@ def test_entropic_master_warm_start_from_any_vertex_gives_same_optimum():
     obj = SmoothedSoftMargin(7.0, 30.0)
     values = [solve_entropic_master(U, obj, np.eye(10)[j], tol=1e-11).value for j in range(10)]
     assert np.ptp(values) <= 1e-9
+
+
+def test_entropy_rule_warns_when_its_solver_stops_early():
+    from marginboost.secondary import EntropyRule
+
+    rng = np.random.default_rng(0)
+    U = np.sign(rng.uniform(-1, 1, size=(50, 8)))
+    rule = EntropyRule(tol=1e-12, max_iter=1)
+    obj = SmoothedSoftMargin(5.0, 20.0)
+    rule.start(50, 5.0, obj, 0.01)
+    with pytest.warns(RuntimeWarning, match="stopped after 1 iterations"):
+        cand = rule(U, np.full(8, 1 / 8))
+    assert cand.w.sum() == pytest.approx(1.0)

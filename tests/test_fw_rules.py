@@ -60,14 +60,17 @@ def context(seed, t=3):
 @pytest.mark.parametrize("seed", range(5))
 def test_rules_stay_on_simplex_and_report_their_margins(rule, seed):
     ctx = context(seed)
-    w1, q1 = rule(ctx)
+    w1, q1, (scale, touched) = rule(ctx)
     assert np.all(w1 >= 0) and w1.sum() == pytest.approx(1.0)
     np.testing.assert_allclose(q1, ctx.U @ w1, atol=1e-12)
+    # the reported step: w1 is scale * w outside the touched entries, exactly
+    untouched = np.setdiff1d(np.arange(w1.shape[0]), touched)
+    np.testing.assert_array_equal(w1[untouched], scale * ctx.w[untouched])
 
 
 def test_classic_and_short_step_formulas():
     ctx = context(0, t=4)
-    w1, _ = ClassicStep()(ctx)
+    w1 = ClassicStep()(ctx)[0]
     lam = 2 / 6
     expected = (1 - lam) * ctx.w
     expected[ctx.j_new] += lam
@@ -92,7 +95,7 @@ def test_line_search_step_beats_short_and_classic(seed):
 @pytest.mark.parametrize("seed", range(5))
 def test_pairwise_moves_weight_from_away_to_new(seed):
     ctx = context(seed)
-    w1, q1 = Pairwise()(ctx)
+    w1, q1, _ = Pairwise()(ctx)
     active = np.flatnonzero(ctx.w > 0)
     away = active[np.argmin(ctx.d @ ctx.U[:, active])]
     changed = np.flatnonzero(~np.isclose(w1, ctx.w))

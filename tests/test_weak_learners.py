@@ -72,9 +72,10 @@ def reference_greedy_tree(X, y, d, max_depth):
                 go_left = mask & (X[:, j] <= t)
                 go_right = mask & (X[:, j] > t)
                 score = abs(np.sum(w[go_left])) + abs(np.sum(w[go_right]))
-                if best is None or score > best[0]:
+                if best is None or score > best[0] + SPLIT_TOL * np.sum(np.abs(wm)):
                     best = (score, go_left, go_right)
-        if best is None or best[0] - abs(s) <= SPLIT_TOL * np.sum(np.abs(wm)):
+        no_gain = best is not None and best[0] - abs(s) <= SPLIT_TOL * np.sum(np.abs(wm))
+        if best is None or (no_gain and depth == max_depth - 1):
             return
         grow(best[1], depth + 1)
         grow(best[2], depth + 1)
@@ -259,8 +260,14 @@ def test_tree_reference_larger_samples():
 def test_tree_on_xor():
     X = np.array([[0.0, 0], [0, 1], [1, 0], [1, 1]])
     y = np.array([-1.0, 1, 1, -1])
-    # Balanced XOR: no root split raises |S| (0.2 -> 0.1 + 0.1), so greedy stops at a leaf.
-    h, _ = tree_fit(X, y, np.array([0.3, 0.2, 0.2, 0.3]), 2)
+    # Balanced XOR: no root split raises |S| (0.2 -> 0.1 + 0.1), but splitting anyway lets
+    # the second level fit each side: the depth-2 tree classifies all four.
+    d = np.array([0.3, 0.2, 0.2, 0.3])
+    h, pred = tree_fit(X, y, d, 2)
+    np.testing.assert_array_equal(pred, y)
+    assert h.node_count == 7
+    # depth 1 has no second level to pay off: a no-gain split is not made
+    h, _ = tree_fit(X, y, d, 1)
     assert h.node_count == 1 and h.value[0] == -1.0
     # Unbalanced: x0 raises |S| from 0.2 to 0.4, then x1 fits each side; no stump gets there.
     d = np.array([0.4, 0.1, 0.3, 0.2])

@@ -66,7 +66,41 @@ class BoostResult:
     n_iter: int
     status: str  # 'converged' | 'max_iter' | 'max_time'
     history: dict = field(default_factory=dict)
-    weights_path: list = field(default_factory=list)  # w_t after every round, for staged predictions
+    weights_path: WeightsPath = field(default_factory=lambda: WeightsPath())  # w after every round
+
+
+class WeightsPath:
+    """The weights after every round, logged as updates ``w_new = scale * w_old; w_new[idx] = vals``.
+
+    A FW or pairwise step touches one or two entries, so it costs O(1) memory, where a copy
+    of ``w`` per round would cost O(T^2) over T rounds (GBs for long C-ERLPBoost runs).
+    Replaying the logged operations reproduces every ``w`` bit for bit.
+    """
+
+    def __init__(self):
+        self._steps: list[tuple[int, float, np.ndarray, np.ndarray]] = []
+
+    def append(self, w: np.ndarray, step) -> None:
+        """Log the weights ``w`` of a round; ``step = (scale, touched)`` or None (store its nonzeros)."""
+        if step is None:
+            idx = np.flatnonzero(w)
+            self._steps.append((w.shape[0], 0.0, idx, w[idx].copy()))
+        else:
+            scale, touched = step
+            idx = np.asarray(touched, dtype=np.int64)
+            self._steps.append((w.shape[0], scale, idx, w[idx].copy()))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __iter__(self):
+        w = np.zeros(0)
+        for n, scale, idx, vals in self._steps:
+            prev = np.zeros(n)
+            prev[: w.shape[0]] = w
+            w = scale * prev
+            w[idx] = vals
+            yield w
 
 
 class _MarginMatrix:
@@ -132,7 +166,7 @@ def boost(
     columns = _MarginMatrix(m)
     hypotheses: list = []
     history = {name: [] for name in HISTORY_COLUMNS}
-    weights_path: list = []
+    weights_path = WeightsPath()
 
     start = time.perf_counter()
     d = np.full(m, 1.0 / m) if weights is None else weights / m
@@ -153,14 +187,14 @@ def boost(
             hypotheses.append(h)
         if w is not None and best_edge - value <= tol:  # eps_t of Algorithm 1 line 7
             status = "converged"
-            update = UPDATE_NONE
+            update, step = UPDATE_NONE, (1.0, [])
         else:
-            update, w, q, value, d = _update(columns.U, w, q, d, j_new, is_new, call, fw_rule, secondary,
-                                             objective, smoothed)
+            update, w, q, value, d, step = _update(columns.U, w, q, d, j_new, is_new, call, fw_rule,
+                                                   secondary, objective, smoothed)
         t2 = time.perf_counter()
         _record(history, call, w.shape[0], reported.value(q), value, edge, best_edge, best_edge - value,
                 update, t2 - start, t1 - t0, t2 - t1)
-        weights_path.append(w.copy())
+        weights_path.append(w, step)
         if status == "converged":
             break
         if max_time is not None and t2 - start >= max_time:
@@ -192,14 +226,15 @@ def _update(U, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoo
         candidates = []
         if fw_rule is not None:
             ctx = FWContext(U, w, q, d, j_new, call - 1, smoothed)
-            candidates.append((UPDATE_FW, Candidate(*fw_rule(ctx))))
+            out = fw_rule(ctx)
+            candidates.append((UPDATE_FW, Candidate(out[0], out[1], step=out[2] if len(out) > 2 else None)))
     if secondary is not None:
         w_fw = candidates[0][1].w if candidates else None
         candidates.append((UPDATE_SECONDARY, secondary(U, w_fw)))
     update, best, value, d = _pick(candidates, objective)
     if call == 1:
         update = UPDATE_INIT
-    return update, best.w, best.q, value, d
+    return update, best.w, best.q, value, d, best.step
 
 
 def _pick(candidates, objective):

@@ -49,16 +49,15 @@ class EntropicMasterResult:
 def _newton_direction(U, w, d, g, support, objective, cap):
     """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``."""
     free = (d < cap * (1.0 - 1e-12)) & (d > 1e-14 * d.max())
-    d_free = d[free]
-    s_free = d_free.sum()
-    US = U[np.ix_(free, support)] if free.any() else np.zeros((1, support.size))
-    if free.any():
-        weighted = US * d_free[:, None]
-        mean = d_free @ US / s_free
-        H = objective.eta * (US.T @ weighted - s_free * np.outer(mean, mean))
-    else:
-        H = np.zeros((support.size, support.size))
     k = support.size
+    H = np.zeros((k, k))
+    if free.any():
+        d_free = d[free]
+        s_free = d_free.sum()
+        US = U[np.ix_(free, support)]
+        mean = d_free @ US / s_free
+        H = objective.eta * (US.T @ (US * d_free[:, None]) - s_free * np.outer(mean, mean))
+    # A tiny ridge keeps the KKT system solvable when columns coincide on the free examples.
     reg = 1e-10 * max(np.trace(H) / k, 1e-8)
     kkt = np.zeros((k + 1, k + 1))
     kkt[:k, :k] = H + reg * np.eye(k)

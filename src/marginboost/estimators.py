@@ -92,6 +92,7 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
     nu_ : float, the capping parameter as a count.
     eta_ : float, ``2 ln(m/nu)/eps``, the entropy regularisation strength.
     history_ : dict of equal-length arrays, one entry per round (see ``HISTORY_COLUMNS``).
+    weights_path_ : iterable of the weights after every round (logged compactly).
     """
 
     _parameter_constraints: dict = {
@@ -157,7 +158,7 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = result.n_iter
         self.status_ = result.status
         self.history_ = result.history
-        self.staged_weights_ = result.weights_path
+        self.weights_path_ = result.weights_path
         if result.status != "converged":
             warnings.warn(
                 f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
@@ -193,7 +194,7 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
     def staged_decision_function(self, X):
         """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         outputs = self._hypothesis_outputs(X)
-        for w in self.staged_weights_:
+        for w in self.weights_path_:
             yield outputs[:, : w.shape[0]] @ w
 
     def staged_predict(self, X):

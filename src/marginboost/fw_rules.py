@@ -11,7 +11,9 @@ Each rule maps the current weights ``w_t`` over the hypotheses so far, the new h
   ``a = argmin_{j : w_j > 0} d_t @ u_j`` to the new one:
   ``w + lambda (e_new - e_a)``, ``lambda = argmax_{[0, w_a]} rho~(q + lambda (u - u_a))``  (Algorithm 4)
 
-A rule returns ``(w1, q1)``: the candidate weights and its margins ``U @ w1``.
+A rule returns ``(w1, q1)``: the candidate weights and its margins ``U @ w1`` -- optionally
+``(w1, q1, (scale, touched))`` when ``w1 = scale * w`` except on the indices ``touched``, which
+lets the loop log the weights of every round in O(1) memory.
 """
 from __future__ import annotations
 
@@ -36,10 +38,11 @@ class FWContext:
     objective: SmoothedSoftMargin
 
 
-def _toward_new(ctx: FWContext, lam: float) -> tuple[np.ndarray, np.ndarray]:
-    w1 = (1.0 - lam) * ctx.w
+def _toward_new(ctx: FWContext, lam: float):
+    scale = 1.0 - lam
+    w1 = scale * ctx.w
     w1[ctx.j_new] += lam
-    return w1, ctx.q + lam * (ctx.U[:, ctx.j_new] - ctx.q)
+    return w1, ctx.q + lam * (ctx.U[:, ctx.j_new] - ctx.q), (scale, [ctx.j_new])
 
 
 class ClassicStep:
@@ -60,7 +63,7 @@ class ShortStep:
         delta = ctx.U[:, ctx.j_new] - ctx.q
         scale = float(np.max(np.abs(delta)))
         if scale == 0.0:
-            return ctx.w.copy(), ctx.q.copy()
+            return _toward_new(ctx, 0.0)
         lam = float(ctx.d @ delta) / (ctx.objective.eta * scale * scale)
         return _toward_new(ctx, min(max(lam, 0.0), 1.0))
 
@@ -84,14 +87,14 @@ class Pairwise:
         active = np.flatnonzero(ctx.w > 0.0)
         away = int(active[np.argmin(ctx.d @ ctx.U[:, active])])
         if away == ctx.j_new:
-            return ctx.w.copy(), ctx.q.copy()
+            return _toward_new(ctx, 0.0)
         delta = ctx.U[:, ctx.j_new] - ctx.U[:, away]
         lam_max = float(ctx.w[away])
         lam = exact_line_search(ctx.objective, ctx.q, delta, lam_max)
         w1 = ctx.w.copy()
         w1[ctx.j_new] += lam
         w1[away] = 0.0 if lam >= lam_max else w1[away] - lam  # a drop step removes `away` exactly
-        return w1, ctx.q + lam * delta
+        return w1, ctx.q + lam * delta, (1.0, [ctx.j_new, away])
 
 
 FW_RULES = {r.name: r for r in (ClassicStep, ShortStep, LineSearch, Pairwise)}

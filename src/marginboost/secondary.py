@@ -19,6 +19,7 @@ matrix, the FW candidate and whether the last column is new; it returns a
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,11 +30,16 @@ from .restricted_lp import RestrictedMasterLP
 
 @dataclass
 class Candidate:
-    """Weights ``w`` over the columns, their margins ``q = U w``, and optionally a distribution."""
+    """Weights ``w`` over the columns, their margins ``q = U w``, and optionally a distribution.
+
+    ``step = (scale, touched)`` says that ``w`` equals ``scale * w_old`` except on the indices
+    ``touched`` (FW and pairwise steps), so the loop can log it in O(1) memory.
+    """
 
     w: np.ndarray
     q: np.ndarray
     d: np.ndarray | None = None  # the LP's optimal distribution (LPBoost's d_t)
+    step: tuple | None = None
 
 
 class LPRule:
@@ -81,6 +87,14 @@ class EntropyRule:
             w0 = np.zeros(t)
             w0[: self._w_prev.shape[0]] = self._w_prev
         res = solve_entropic_master(U, self._objective, w0, self._tol, self.max_iter)
+        if not res.converged:
+            warnings.warn(
+                f"entropy secondary rule (active-set Newton) stopped after {res.n_iter} iterations at "
+                f"duality gap {res.gap:.3g} > tol {self._tol:.3g}; the round keeps the better of this "
+                "inexact solution and the FW step, so the iteration bound still holds",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         self._w_prev = res.w
         self.last_result = res
         return Candidate(res.w, U @ res.w, None)

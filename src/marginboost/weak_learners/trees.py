@@ -12,7 +12,9 @@ maximising ``|S(left)| + |S(right)|`` over all features and all thresholds betwe
 consecutive values (midpoints); ties go to the first feature, then the smallest threshold.
 N stays a leaf when it sits at depth ``max_depth``, when it is pure (all its w_i of one
 sign: no split can help), when all its examples share one value in every feature, or when
-the best split gains no more than a rounding tolerance over ``|S(N)|``. Every node takes
+its children would be leaves and the best split gains no more than a rounding tolerance over
+``|S(N)|``. Above the last level a node splits even without immediate gain: a root split of
+no gain can enable large gains one level down (XOR), and splitting never lowers the edge. Every node takes
 the value ``sign(S)``, with +1 on ties (S = 0).
 
 Since ``|L| + |R| = max(|L + R|, |L - R|)``, a depth-1 tree has exactly the edge of the best
@@ -60,9 +62,13 @@ def _node_stats(w, node_of, n_nodes):
 
 
 @njit(cache=True)
-def _best_splits(vals, order, w, node_of, node_total, n_nodes):
+def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
     """Best (feature, threshold, |L| + |R|) for every node of one level in one sweep per
-    feature; feature -1 where a node has no cut (one distinct value in every feature)."""
+    feature; feature -1 where a node has no cut (one distinct value in every feature).
+
+    A later cut wins only if it beats the best by more than SPLIT_TOL * mass: cuts equal in
+    exact arithmetic (e.g. all cuts of a node where no split gains) must not be told apart by
+    the rounding of the running sums."""
     p, m = vals.shape
     best_feature = np.full(n_nodes, -1, dtype=np.int64)
     best_threshold = np.zeros(n_nodes)
@@ -83,7 +89,7 @@ def _best_splits(vals, order, w, node_of, node_total, n_nodes):
             if seen[n] and v != last[n]:
                 lsum = left[n]
                 score = abs(lsum) + abs(node_total[n] - lsum)
-                if score > best_score[n]:
+                if score > best_score[n] + SPLIT_TOL * node_mass[n]:
                     best_score[n] = score
                     best_feature[n] = j
                     best_threshold[n] = _midpoint(last[n], v)
@@ -177,17 +183,17 @@ class _TreeOracle(EdgeOracle):
                 value[nid] = 1.0 if total[n] >= 0.0 else -1.0
             if depth == self._max_depth:
                 break
-            feat, thr, score = _best_splits(self._vals, self._order, w, node_of, total, k_nodes)
+            feat, thr, score = _best_splits(self._vals, self._order, w, node_of, total, mass, k_nodes)
             split_feature = np.full(k_nodes, -1, dtype=np.int64)
             left_child = np.full(k_nodes, -1, dtype=np.int64)
             right_child = np.full(k_nodes, -1, dtype=np.int64)
             next_active: list[int] = []
             for n, nid in enumerate(active):
-                if (
-                    not mixed[n]
-                    or feat[n] < 0
-                    or score[n] - abs(total[n]) <= SPLIT_TOL * mass[n]
-                ):
+                # Above the last level a split that gains nothing yet can still pay off one
+                # level down (XOR), and it never lowers the edge (|L| + |R| >= |S|); on the
+                # last level it could only make two leaves of one sign.
+                no_gain = score[n] - abs(total[n]) <= SPLIT_TOL * mass[n]
+                if not mixed[n] or feat[n] < 0 or (no_gain and depth == self._max_depth - 1):
                     continue
                 split_feature[n] = feat[n]
                 feature[nid], threshold[nid] = int(feat[n]), float(thr[n])
