@@ -194,6 +194,9 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
     def staged_decision_function(self, X):
         """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         outputs = self._hypothesis_outputs(X)
+        if self.weights_path_ is None:
+            raise ValueError("staged predictions need the weights of every round, which model files do "
+                             "not store: refit the estimator to get them")
         for w in self.weights_path_:
             yield outputs[:, : w.shape[0]] @ w
 
@@ -201,6 +204,20 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
         """Yield the predictions after every round."""
         for score in self.staged_decision_function(X):
             yield self.classes_[(score > 0).astype(int)]
+
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` as versioned JSON (see :mod:`marginboost.model_io`)."""
+        from .model_io import save_model
+
+        save_model(self, path)
+
+    @staticmethod
+    def load(path) -> "SoftMarginBoostClassifier":
+        """Read a model file written by :meth:`save`; returns the fitted estimator."""
+        from .model_io import load_model
+
+        return load_model(path)
 
 
 class LPBoostClassifier(SoftMarginBoostClassifier):

@@ -1,0 +1,236 @@
+"""The ``marginboost`` command line: datasets, fit, predict, demo, bench.
+
+User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
+with other than two classes) end with a one-line ``marginboost: error: ...`` and exit status
+2, never a traceback. Ctrl-C ends a command with status 130, keeping what was already written.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from . import __version__
+from .estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
+from .fw_rules import FW_RULES
+from .secondary import SECONDARY_RULES
+
+BOOSTERS = {
+    "lpboost": LPBoostClassifier,
+    "erlpboost": ERLPBoostClassifier,
+    "cerlpboost": CERLPBoostClassifier,
+    "mlpboost": MLPBoostClassifier,
+}
+
+
+class UsageError(Exception):
+    """A mistake in what the user asked for: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line (no usage dump), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def load_data(spec: str, label_column: str | None = None):
+    """A bundled data set by name, or a CSV / LIBSVM file by path (``.svm``/``.libsvm``/``.txt``)."""
+    from .datasets import list_datasets, load_csv, load_dataset, load_libsvm
+
+    if spec in list_datasets():
+        return load_dataset(spec)
+    path = Path(spec)
+    if not path.exists():
+        raise UsageError(f"no bundled data set or file named {spec!r}; bundled: {', '.join(list_datasets())}")
+    if path.suffix.lower() in {".svm", ".libsvm", ".txt"}:
+        return load_libsvm(path)
+    column: int | str = -1
+    if label_column is not None:
+        column = int(label_column) if label_column.lstrip("-").isdigit() else label_column
+    return load_csv(path, label_column=column)
+
+
+def _nu(text: str):
+    """A count (integer text) or a fraction (decimal text), as the estimators read ``nu``."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _original_labels(data) -> np.ndarray:
+    """The data set's own label names (``classes[0]`` for -1, ``classes[1]`` for +1)."""
+    return np.asarray(data.classes)[(data.y > 0).astype(int)]
+
+
+def _summary(est, data, elapsed: float) -> str:
+    nonzero = int((est.weights_ > 0).sum())
+    return (f"{type(est).__name__} on {data.name} (m={data.shape[0]}, p={data.shape[1]}): "
+            f"{est.n_iter_} rounds, status {est.status_}, soft margin {est.margin_:.6f} (nu={est.nu_:g}), "
+            f"gap {est.gap_:.3g}, {nonzero} hypotheses of positive weight, "
+            f"training accuracy {est.score(data.X, _original_labels(data)):.4f}, {elapsed:.2f} s")
+
+
+def cmd_datasets(args) -> int:
+    from .datasets import list_datasets
+
+    for name, source in list_datasets().items():
+        print(f"{name:<14} {source}")
+    return 0
+
+
+def cmd_fit(args) -> int:
+    data = load_data(args.data, args.label_column)
+    params = dict(nu=args.nu, eps=args.eps, weak_learner=args.weak_learner, max_depth=args.max_depth,
+                  max_iter=args.max_iter, max_time=args.max_time)
+    if args.booster == "mlpboost":
+        params.update(fw=args.fw, secondary=args.secondary)
+    elif args.fw != "short_step" or args.secondary != "lp":
+        raise UsageError("--fw and --secondary apply to --booster mlpboost only")
+    est = BOOSTERS[args.booster](**params)
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # reported as the status below
+        est.fit(data.X, _original_labels(data))
+    print(_summary(est, data, time.perf_counter() - start))
+    if args.model:
+        est.save(args.model)
+        print(f"model written to {args.model}")
+    return 0
+
+
+def cmd_predict(args) -> int:
+    from .model_io import load_model
+
+    est = load_model(args.model)
+    data = load_data(args.data, args.label_column)
+    if data.shape[1] != est.n_features_in_:
+        raise UsageError(f"the model expects {est.n_features_in_} features, {args.data} has {data.shape[1]}")
+    pred = est.predict(data.X)
+    lines = "\n".join(str(p) for p in pred.tolist())
+    if args.output:
+        Path(args.output).write_text(lines + "\n")
+        print(f"{len(pred)} predictions written to {args.output}")
+    else:
+        print(lines)
+    if args.score:
+        print(f"accuracy {np.mean(pred == _original_labels(data)):.4f}", file=sys.stderr)
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    boosters = {
+        "LPBoost": LPBoostClassifier,
+        "ERLPBoost": ERLPBoostClassifier,
+        "C-ERLPBoost": CERLPBoostClassifier,
+        "MLPBoost (SS)": MLPBoostClassifier,
+        "MLPBoost (PFW)": lambda **kw: MLPBoostClassifier(fw="pairwise", **kw),
+    }
+    print(f"breast_cancer (scikit-learn): {X_train.shape[0]} train / {X_test.shape[0]} test, "
+          f"{X.shape[1]} features; nu = {args.nu} m, eps = {args.eps}, depth-2 trees")
+    header = (f"{'booster':<16}{'rounds':>7}{'status':>11}{'soft margin':>13}{'gap':>10}{'nonzero w':>10}"
+              f"{'test err':>10}{'time s':>9}")
+    print(header)
+    print("-" * len(header))
+    for name, make in boosters.items():
+        est = make(nu=args.nu, eps=args.eps, max_iter=args.max_iter)
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X_train, y_train)
+        elapsed = time.perf_counter() - start
+        print(f"{name:<16}{est.n_iter_:>7}{est.status_:>11}{est.margin_:>13.5f}{est.gap_:>10.2e}"
+              f"{int((est.weights_ > 0).sum()):>10}{1 - est.score(X_test, y_test):>10.4f}{elapsed:>9.2f}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    try:
+        from .experiments import run_benchmark
+    except ImportError as exc:
+        raise UsageError(f"the benchmark needs the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
+    run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
+                  max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=Path(args.out),
+                  quick=args.quick, progress=print)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="marginboost", description="Soft-margin boosting as Frank-Wolfe.")
+    parser.add_argument("--version", action="version", version=f"marginboost {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("datasets", help="list the bundled data sets").set_defaults(func=cmd_datasets)
+
+    data_args = _Parser(add_help=False)
+    data_args.add_argument("--data", required=True, help="a bundled data set name, or a CSV / LIBSVM file")
+    data_args.add_argument("--label-column", default=None,
+                           help="CSV label column: name or index (default: the last column)")
+
+    fit = sub.add_parser("fit", parents=[data_args], help="fit a booster and print the training summary")
+    fit.add_argument("--booster", choices=sorted(BOOSTERS), default="mlpboost")
+    fit.add_argument("--nu", type=_nu, default=0.1, help="capping parameter: a count (int) or a fraction (float)")
+    fit.add_argument("--eps", type=float, default=0.01, help="target accuracy (> 0)")
+    fit.add_argument("--weak-learner", choices=["tree", "stump"], default="tree")
+    fit.add_argument("--max-depth", type=int, default=2)
+    fit.add_argument("--max-iter", type=int, default=1000)
+    fit.add_argument("--max-time", type=float, default=None, help="seconds")
+    fit.add_argument("--fw", choices=sorted(FW_RULES), default="short_step", help="MLPBoost's FW rule")
+    fit.add_argument("--secondary", choices=sorted(SECONDARY_RULES) + ["none"], default="lp",
+                     help="MLPBoost's secondary rule")
+    fit.add_argument("--model", help="write the fitted model (JSON) to this file")
+    fit.set_defaults(func=cmd_fit)
+
+    predict = sub.add_parser("predict", parents=[data_args], help="predict with a saved model")
+    predict.add_argument("--model", required=True, help="a model file written by 'marginboost fit --model'")
+    predict.add_argument("--output", help="write predictions here, one per line (default: stdout)")
+    predict.add_argument("--score", action="store_true", help="also print the accuracy (to stderr)")
+    predict.set_defaults(func=cmd_predict)
+
+    demo = sub.add_parser("demo", help="fit every booster on scikit-learn's breast cancer set")
+    demo.add_argument("--nu", type=float, default=0.1)
+    demo.add_argument("--eps", type=float, default=0.01)
+    demo.add_argument("--max-iter", type=int, default=2000)
+    demo.set_defaults(func=cmd_demo)
+
+    bench = sub.add_parser("bench", help="reproduce the paper's tables and figures (data sets x boosters x nu)")
+    bench.add_argument("--datasets", nargs="+", default=None, help="default: all bundled sets (quick: a few)")
+    bench.add_argument("--boosters", nargs="+", default=None, help="default: the paper's boosters and peers")
+    bench.add_argument("--nu", nargs="+", type=float, default=None, help="fractions of m (default 0.1 .. 0.5)")
+    bench.add_argument("--eps", type=float, default=0.01)
+    bench.add_argument("--max-time", type=float, default=None, help="seconds per fit before TIMEOUT")
+    bench.add_argument("--folds", type=int, default=5)
+    bench.add_argument("--seed", type=int, default=0)
+    bench.add_argument("--out", default="benchmarks/results", help="output folder")
+    bench.add_argument("--quick", action="store_true", help="a small subset, under 2 minutes")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("marginboost: interrupted; results written so far are kept", file=sys.stderr)
+        return 130
+    except (UsageError, ValueError, TypeError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"marginboost: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
