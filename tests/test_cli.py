@@ -73,3 +73,14 @@ def test_three_classes_and_bad_model_file(tmp_path, capsys):
     assert code == 2 and "expected exactly two classes" in err
     code, _, err = run(capsys, "predict", "--data", "heart", "--model", str(three))
     assert code == 2 and "not a marginboost model file" in err
+
+
+def test_bench_runs_and_rejects_unknown_names(tmp_path, capsys):
+    code, _, err = run(capsys, "bench", "--datasets", "iris", "--out", str(tmp_path))
+    assert code == 2 and "unknown data set(s) ['iris']" in err
+    code, _, err = run(capsys, "bench", "--datasets", "heart", "--boosters", "adaboost_v", "--out", str(tmp_path))
+    assert code == 2 and "unknown booster" in err
+    code, out, _ = run(capsys, "bench", "--datasets", "heart", "--boosters", "lpboost", "--nu", "0.2",
+                       "--folds", "0", "--max-time", "5", "--out", str(tmp_path))
+    assert code == 0 and "(complete)" in out
+    assert (tmp_path / "table2.md").is_file()

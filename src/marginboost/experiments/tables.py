@@ -1,0 +1,367 @@
+"""Tables 2 and 3 of paper 000 (section 5), our numbers beside the paper's, as markdown/CSV/JSON.
+
+* Table 2 (paper: "Comparison of the computation time"): per data set and booster, the wall
+  time of ``fit`` averaged over the ``nu`` grid (paper: ``nu in {0.1m, ..., 0.5m}``,
+  eps = 0.01, depth-2 trees), with the mean number of rounds. An average that contains a
+  timed-out run is a lower bound: it is written ``>=`` and marked ``TIMEOUT k/n``.
+* Table 3 (paper: "Test errors for 5-fold cross validation for the best parameters"): ``nu``
+  chosen by k-fold CV on the training part, refit on the whole training part, error on the
+  held-out test part; the peers' test errors (fitted once, untuned) beside them.
+* Peers: time and test error of the naive linprog LPBoost (per ``nu``, with its soft margin
+  minus LPBoostClassifier's: an independent check) and of the other boosting libraries.
+
+Every file starts with the provenance of :mod:`.metadata` (a ``# metadata: {json}`` line in
+CSV: read with ``pandas.read_csv(path, comment='#')``) and lists the data sets' SHA-256.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from . import paper
+from .peers import NAIVE_LPBOOST
+from .runner import BOOSTERS, label_of
+
+TABLE2_FIELDS = ("dataset", "booster", "label", "m_train", "p", "nus", "runs", "timeouts", "mean_seconds",
+                 "mean_rounds", "lower_bound", "status", "mean_soft_margin", "paper_seconds",
+                 "paper_shape", "dataset_sha256")
+TABLE3_FIELDS = ("dataset", "booster", "label", "kind", "m_train", "m_test", "chosen_nu", "cv_mean_error",
+                 "cv_errors_by_nu", "cv_fits", "cv_timeouts", "test_error", "status", "seconds",
+                 "paper_test_error", "dataset_sha256")
+PEERS_FIELDS = ("dataset", "booster", "label", "nu", "rounds", "status", "seconds", "test_error",
+                "soft_margin", "lpboost_soft_margin", "soft_margin_minus_lpboost", "lpboost_seconds",
+                "dataset_sha256")
+
+
+# ----------------------------------------------------------------------------------- rows
+def _timing_runs(results):
+    return [r for r in results["runs"] if r.get("phase", "timing") == "timing"]
+
+
+def _table2_keys(results):
+    """Booster columns of Table 2: the boosters run, then the naive LPBoost if it ran."""
+    keys = [k for k in results["metadata"]["parameters"]["boosters"]]
+    if any(r["booster"] == NAIVE_LPBOOST for r in results["runs"]):
+        keys.append(NAIVE_LPBOOST)
+    return keys
+
+
+def table2_rows(results) -> list[dict]:
+    """Table 2: per data set x booster, mean seconds and rounds over the nu grid (long form)."""
+    runs = _timing_runs(results)
+    rows = []
+    for dataset, info in results["datasets"].items():
+        for key in _table2_keys(results):
+            mine = [r for r in runs if r["dataset"] == dataset and r["booster"] == key and r["nu"] is not None]
+            if not mine:
+                continue
+            timeouts = sum(r["status"] == "TIMEOUT" for r in mine)
+            other = sorted({r["status"] for r in mine} - {"converged", "TIMEOUT"})
+            status = "converged" if not timeouts and not other else " ".join(
+                ([f"TIMEOUT {timeouts}/{len(mine)}"] if timeouts else []) + other)
+            rows.append({
+                "dataset": dataset, "booster": key, "label": label_of(key),
+                "m_train": info["m_train"], "p": info["p"], "nus": [r["nu"] for r in mine],
+                "runs": len(mine), "timeouts": timeouts,
+                "mean_seconds": float(np.mean([r["seconds"] for r in mine])),
+                "mean_rounds": float(np.mean([r["rounds"] for r in mine])),
+                "lower_bound": timeouts > 0 or bool(other), "status": status,
+                "mean_soft_margin": float(np.mean([r["soft_margin"] for r in mine])),
+                "paper_seconds": paper.paper_time(dataset, key),
+                "paper_shape": paper.paper_shape(dataset), "dataset_sha256": info["sha256"],
+            })
+    return rows
+
+
+def table3_rows(results) -> list[dict]:
+    """Table 3: per data set x booster, CV-chosen nu and test error; then the peers' test errors."""
+    rows = []
+    for dataset, info in results["datasets"].items():
+        choices = [c for c in results.get("cv_choice", []) if c["dataset"] == dataset]
+        for choice in choices:
+            key, nu = choice["booster"], choice["chosen_nu"]
+            folds = [f for f in results["cv"] if f["dataset"] == dataset and f["booster"] == key]
+            refit = _find_run(results, dataset, key, nu)
+            rows.append({
+                "dataset": dataset, "booster": key, "label": label_of(key), "kind": "booster",
+                "m_train": info["m_train"], "m_test": info["m_test"], "chosen_nu": nu,
+                "cv_mean_error": choice["mean_errors"][_nu_key(nu)],
+                "cv_errors_by_nu": choice["mean_errors"], "cv_fits": len(folds),
+                "cv_timeouts": sum(f["status"] == "TIMEOUT" for f in folds),
+                "test_error": refit["test_error"] if refit else None,
+                "status": refit["status"] if refit else None,
+                "seconds": refit["seconds"] if refit else None,
+                "paper_test_error": paper.paper_test_error(dataset, key),
+                "dataset_sha256": info["sha256"],
+            })
+        lp_choice = next((c["chosen_nu"] for c in choices if c["booster"] == "lpboost"), None)
+        for key in results["metadata"]["parameters"]["peers"]:
+            if key == NAIVE_LPBOOST:
+                # Untuned: at LPBoost's CV choice when there is one, else the first nu of the grid.
+                nus = results["metadata"]["parameters"]["nus"]
+                run = _find_run(results, dataset, key, lp_choice if lp_choice is not None else nus[0])
+            else:
+                run = _find_run(results, dataset, key, None)
+            if run is None:
+                continue
+            rows.append({
+                "dataset": dataset, "booster": key, "label": label_of(key), "kind": "peer",
+                "m_train": info["m_train"], "m_test": info["m_test"], "chosen_nu": run["nu"],
+                "cv_mean_error": None, "cv_errors_by_nu": None, "cv_fits": 0, "cv_timeouts": 0,
+                "test_error": run["test_error"], "status": run["status"], "seconds": run["seconds"],
+                "paper_test_error": None, "dataset_sha256": info["sha256"],
+            })
+    return rows
+
+
+def peers_rows(results) -> list[dict]:
+    """Every peer run, with LPBoostClassifier's soft margin and time at the same nu beside it."""
+    rows = []
+    for r in _timing_runs(results):
+        if r["kind"] != "peer":
+            continue
+        lp = _find_run(results, r["dataset"], "lpboost", r["nu"]) if r["nu"] is not None else None
+        diff = (r["soft_margin"] - lp["soft_margin"]) if lp and r["soft_margin"] is not None else None
+        rows.append({
+            "dataset": r["dataset"], "booster": r["booster"], "label": r["label"], "nu": r["nu"],
+            "rounds": r["rounds"], "status": r["status"], "seconds": r["seconds"], "test_error": r["test_error"],
+            "soft_margin": r["soft_margin"], "lpboost_soft_margin": lp["soft_margin"] if lp else None,
+            "soft_margin_minus_lpboost": diff, "lpboost_seconds": lp["seconds"] if lp else None,
+            "dataset_sha256": r["dataset_sha256"],
+        })
+    return rows
+
+
+def _nu_key(nu) -> str:
+    return f"{nu:g}"
+
+
+def _find_run(results, dataset, key, nu):
+    for r in results["runs"]:
+        if r["dataset"] == dataset and r["booster"] == key and (
+                (nu is None and r["nu"] is None) or (nu is not None and r["nu"] is not None
+                                                     and math.isclose(r["nu"], nu))):
+            return r
+    return None
+
+
+# ------------------------------------------------------------------------------- markdown
+def _fmt(x, spec=".3f", none="-"):
+    if x is None:
+        return none
+    if isinstance(x, str):
+        return x
+    if isinstance(x, float) and not math.isfinite(x):
+        return "inf" if x > 0 else "nan"
+    return format(x, spec)
+
+
+def _paper_cell(value):
+    if value is None:
+        return "-"
+    if isinstance(value, str):  # '>1e4' -> '> 10^4'
+        return "> 10^" + value.split("e")[1]
+    return format(value, "g")
+
+
+def _time_cell(row) -> str:
+    cell = f"{'>= ' if row['lower_bound'] else ''}{row['mean_seconds']:.2f} s ({row['mean_rounds']:.0f} r)"
+    if row["status"] != "converged":
+        cell += f" **{row['status']}**"
+    return cell
+
+
+def metadata_markdown(results) -> str:
+    """The provenance block every markdown file starts with."""
+    md = results["metadata"]
+    mc, prm = md["machine"], md["parameters"]
+    pools = ", ".join(f"{p['api']} {p['version']} ({p['threads']} threads)" for p in mc["thread_pools"])
+    unfinished = results["state"] != "complete"
+    load = mc["load_average"]
+    lines = [
+        f"- State: **{results['state']}**" + (" (only the runs below finished)" if unfinished else ""),
+        f"- Date: {md['date']}; marginboost {md['marginboost_version']}"
+        + (f" (git {md['git_commit']})" if md.get("git_commit") else ""),
+        f"- Machine: {mc['platform']}; {mc['cpu']}; {mc['cpu_count']} CPUs; Python {mc['python']}; "
+        f"load average at start {_fmt(load[0], '.2f') if load else '-'}; thread pools: {pools or 'none loaded'}",
+        "- Versions: " + ", ".join(f"{k} {v}" for k, v in md["versions"].items()),
+        f"- Parameters: eps = {prm['eps']}, nu = {', '.join(_nu_key(n) + 'm' for n in prm['nus'])} "
+        f"(m = size of the sample fitted on), depth-{prm['max_depth']} trees, "
+        f"max_time = {prm['max_time']} s per fit, "
+        f"{prm['folds']}-fold CV, stratified {1 - prm['test_size']:.0%}/{prm['test_size']:.0%} train/test split, "
+        f"seed = {prm['seed']}, subsample = {prm['subsample'] or 'none'}, quick = {prm['quick']}",
+        "- Boosters: " + "; ".join(f"{label_of(k)} = `{BOOSTERS[k].description}`" for k in prm["boosters"]),
+        "- Peers: " + (", ".join(label_of(k) for k in prm["peers"]) or "none"),
+        "",
+        "| data set | source | m x p | subsample | train / test | SHA-256 (as loaded) |",
+        "|---|---|---|---:|---|---|",
+    ]
+    for name, info in results["datasets"].items():
+        lines.append(f"| {name} | {info['source']} | {info['m']} x {info['p']} | {info['subsample'] or '-'} "
+                     f"| {info['m_train']} / {info['m_test']} | `{info['sha256']}` |")
+    return "\n".join(lines) + "\n"
+
+
+def table2_markdown(results) -> str:
+    rows = table2_rows(results)
+    keys = [k for k in _table2_keys(results) if any(r["booster"] == k for r in rows)]
+    head = "| data set | train m x p | paper shape |"
+    rule = "|---|---|---|"
+    for k in keys:
+        head += f" {label_of(k)} |"
+        rule += "---:|"
+        if paper.in_table2(k):
+            head += " paper |"
+            rule += "---:|"
+    out = ["# Table 2: computation time (paper 000, section 5)", "",
+           "Wall time of `fit` in seconds averaged over the nu grid, and the mean number of rounds (r). "
+           "`>=`: the average includes runs stopped by max_time (**TIMEOUT k/n**: k of n runs), so it is a "
+           "lower bound. The paper's cells (Gurobi 9.0.1, Xeon Gold 6124, nu in {0.1m..0.5m}, on "
+           "Raetsch's versions of the data) are beside ours; its FW column is our FW (C-ERLPBoost) = "
+           "MLPB. (SS only).", "", metadata_markdown(results), "", head, rule]
+    for dataset, info in results["datasets"].items():
+        shape = paper.paper_shape(dataset)
+        line = f"| {dataset} | {info['m_train']} x {info['p']} | {shape[0]} x {shape[1]} |" if shape else \
+            f"| {dataset} | {info['m_train']} x {info['p']} | - |"
+        for k in keys:
+            row = next((r for r in rows if r["dataset"] == dataset and r["booster"] == k), None)
+            line += f" {_time_cell(row) if row else '-'} |"
+            if paper.in_table2(k):
+                line += f" {_paper_cell(paper.paper_time(dataset, k))} |"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def table3_markdown(results) -> str:
+    rows = table3_rows(results)
+    boosters = list(dict.fromkeys(r["booster"] for r in rows if r["kind"] == "booster"))
+    peers = list(dict.fromkeys(r["booster"] for r in rows if r["kind"] == "peer"))
+    folds = results["metadata"]["parameters"]["folds"]
+    head, rule = "| data set |", "|---|"
+    for k in boosters:
+        head += f" {label_of(k)} | paper |"
+        rule += "---:|---:|"
+    for k in peers:
+        head += f" {label_of(k)} |"
+        rule += "---:|"
+    out = ["# Table 3: test error, nu chosen by cross-validation (paper 000, section 5)", "",
+           f"Per booster: nu chosen by {folds}-fold CV on the training part (smallest mean held-out error, "
+           "ties to the smaller nu), refit on the whole training part, error on the test part; the chosen nu "
+           "in brackets. TIMEOUT marks a refit stopped by max_time; `cv k TIMEOUT` counts CV fits stopped so. "
+           "Peers are fitted once, untuned (the naive LPBoost at LPBoost's chosen nu). The paper's errors "
+           "(its own splits of Raetsch's data) are beside ours.", "", metadata_markdown(results), "", head, rule]
+    for dataset in results["datasets"]:
+        line = f"| {dataset} |"
+        for k in boosters:
+            r = next((x for x in rows if x["dataset"] == dataset and x["booster"] == k), None)
+            if r is None:
+                line += " - | - |"
+                continue
+            cell = f"{_fmt(r['test_error'])} (nu={_nu_key(r['chosen_nu'])}m)"
+            if r["status"] not in (None, "converged"):
+                cell += f" **{r['status']}**"
+            if r["cv_timeouts"]:
+                cell += f" cv {r['cv_timeouts']}/{r['cv_fits']} TIMEOUT"
+            line += f" {cell} | {_fmt(r['paper_test_error'], '.2f')} |"
+        for k in peers:
+            r = next((x for x in rows if x["dataset"] == dataset and x["booster"] == k), None)
+            cell = "-" if r is None else _fmt(r["test_error"])
+            if r is not None and r["status"] not in (None, "converged"):
+                cell += f" **{r['status']}**"
+            line += f" {cell} |"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def peers_markdown(results) -> str:
+    rows = peers_rows(results)
+    out = ["# Peers: time and test error", "",
+           "Fitted on the training part. The naive LPBoost re-solves its LP from scratch with "
+           "`scipy.optimize.linprog(method='highs')` each round (same weak learner and stopping rule as "
+           "LPBoostClassifier); `vs LPBoost` is its final soft margin minus LPBoostClassifier's at the same "
+           "nu. With an exact weak learner (stumps) both end within eps of the optimum, so the two agree "
+           "within eps; the greedy depth-2 trees are not exact, the smallest edge seen then depends on the "
+           "path (the LP's optimal d is not unique), and the two may differ by more. The other peers "
+           "minimise other losses and have no soft margin.", "",
+           metadata_markdown(results), "",
+           "| data set | peer | nu | rounds | status | seconds | LPBoost seconds | test error | soft margin "
+           "| vs LPBoost |", "|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        status = r["status"] if r["status"] == "converged" else f"**{r['status']}**"
+        nu = f"{_nu_key(r['nu'])}m" if r["nu"] is not None else "-"
+        out.append(f"| {r['dataset']} | {r['label']} | {nu} | {_fmt(r['rounds'], 'd')} | {status} "
+                   f"| {_fmt(r['seconds'], '.2f')} | {_fmt(r['lpboost_seconds'], '.2f')} "
+                   f"| {_fmt(r['test_error'])} "
+                   f"| {_fmt(r['soft_margin'], '.5f')} | {_fmt(r['soft_margin_minus_lpboost'], '+.1e')} |")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------- writers
+def jsonable(obj):
+    """Plain JSON types; non-finite floats become None (strict JSON has no NaN/Infinity)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer, int)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        return float(obj) if math.isfinite(obj) else None
+    return obj
+
+
+def atomic_write(path: Path, text: str) -> Path:
+    """Write via a temporary file and rename: Ctrl-C during a write never leaves half a file."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return path
+
+
+def csv_text(rows, fields, metadata) -> str:
+    buf = io.StringIO()
+    buf.write("# metadata: " + json.dumps(jsonable(metadata), sort_keys=True) + "\n")
+    writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (json.dumps(jsonable(v)) if isinstance(v, (dict, list, tuple)) else
+                             ("" if v is None else v)) for k, v in row.items()})
+    return buf.getvalue()
+
+
+RUN_FIELDS = ("dataset", "kind", "phase", "booster", "label", "nu", "nu_count", "eps", "max_time", "m_train",
+              "m_test", "p", "rounds", "status", "seconds", "loop_seconds", "weak_learner_seconds",
+              "solver_seconds", "soft_margin", "gap", "n_hypotheses", "n_nonzero", "n_secondary_updates",
+              "train_error", "test_error", "dataset_sha256")
+CV_FIELDS = ("dataset", "booster", "nu", "fold", "m_fold_train", "rounds", "status", "seconds", "error")
+
+
+def write_tables(results, out_dir) -> list[Path]:
+    """Write table2/table3/peers as .md/.csv/.json, runs.csv, cv.csv and results.json."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"metadata": results["metadata"], "datasets": results["datasets"], "state": results["state"]}
+    written = []
+    for name, rows_fn, md_fn, fields in (("table2", table2_rows, table2_markdown, TABLE2_FIELDS),
+                                        ("table3", table3_rows, table3_markdown, TABLE3_FIELDS),
+                                        ("peers", peers_rows, peers_markdown, PEERS_FIELDS)):
+        rows = rows_fn(results)
+        written.append(atomic_write(out / f"{name}.md", md_fn(results)))
+        written.append(atomic_write(out / f"{name}.csv", csv_text(rows, fields, meta)))
+        written.append(atomic_write(out / f"{name}.json",
+                                    json.dumps(jsonable({**meta, "rows": rows}), indent=1) + "\n"))
+    written.append(atomic_write(out / "runs.csv", csv_text(results["runs"], RUN_FIELDS, meta)))
+    written.append(atomic_write(out / "cv.csv", csv_text(results["cv"], CV_FIELDS, meta)))
+    written.append(atomic_write(out / "results.json", json.dumps(jsonable(results), indent=1) + "\n"))
+    return written

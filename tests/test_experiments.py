@@ -1,0 +1,203 @@
+"""The experiments package (paper 000, section 5 / appendix B): tables, figures, peers, provenance.
+
+Everything runs on a stratified 120-row subsample of heart, so the module takes seconds.
+"""
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from reference import all_stump_margins, exact_soft_margin_lp
+
+from marginboost import LPBoostClassifier, MLPBoostClassifier
+from marginboost.datasets import load_dataset
+from marginboost.experiments import paper, run_benchmark
+from marginboost.experiments.peers import NaiveLPBoost, naive_soft_margin
+from marginboost.experiments.runner import choose_nu, make_split, run_booster, sampled_rounds, staged_errors
+from marginboost.experiments.tables import table2_rows
+from marginboost.weak_learners import DecisionStump
+
+TIME_KEYS = {"seconds", "loop_seconds", "weak_learner_seconds", "solver_seconds", "time", "date",
+             "load_average", "files"}
+SMALL = {"datasets": ["heart"], "boosters": ["lpboost", "mlpboost_ss"], "peers": ["naive_lpboost", "adaboost"],
+         "nus": (0.2, 0.4), "folds": 2, "subsample": 120, "max_time": 5.0, "seed": 3}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    lines = []
+    results = run_benchmark(**SMALL, out_dir=out, quick=True, progress=lines.append)
+    return results, out, lines
+
+
+def test_quick_run_writes_tables_figures_and_provenance(quick_run):
+    results, out, lines = quick_run
+    assert results["state"] == "complete"
+    # one progress line per fit: 2 boosters x 2 nus + naive x 2 nus + adaboost + 2 CV boosters x 2 nus
+    assert sum(line.startswith("[") for line in lines) == 4 + 2 + 1 + 4
+    for name in ("table2", "table3", "peers"):
+        for ext in ("md", "csv", "json"):
+            assert (out / f"{name}.{ext}").is_file()
+    for png in ("fig1_heart.png", "fig2_soft_margin_vs_time.png", "fig3_test_error_vs_time.png",
+                "fig4_secondary_updates.png", "fig5_fw_vs_mlpboost.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    sha = load_dataset("heart").sha256()
+    t2 = pd.read_csv(out / "table2.csv", comment="#")
+    assert {"dataset", "booster", "mean_seconds", "mean_rounds", "timeouts", "status", "paper_seconds",
+            "dataset_sha256"} <= set(t2.columns)
+    assert set(t2["booster"]) == {"lpboost", "mlpboost_ss", "naive_lpboost"}
+    assert (t2["dataset_sha256"] == sha).all()
+    lp = t2[t2["booster"] == "lpboost"].iloc[0]
+    assert float(lp["paper_seconds"]) == 10.03 and lp["runs"] == 2
+    t3 = pd.read_csv(out / "table3.csv", comment="#")
+    assert {"chosen_nu", "cv_mean_error", "test_error", "paper_test_error"} <= set(t3.columns)
+    row = t3[t3["booster"] == "mlpboost_ss"].iloc[0]
+    assert row["chosen_nu"] in (0.2, 0.4) and row["paper_test_error"] == 0.17 and row["cv_fits"] == 4
+    assert set(t3[t3["kind"] == "peer"]["booster"]) == {"naive_lpboost", "adaboost"}
+
+    first = (out / "table2.csv").read_text().splitlines()[0]
+    assert first.startswith("# metadata: ")
+    meta = json.loads(first[len("# metadata: "):])
+    for doc in (meta, json.loads((out / "table3.json").read_text())):
+        md = doc["metadata"]
+        assert md["marginboost_version"] and md["versions"]["numpy"] and md["versions"]["scikit-learn"]
+        assert md["machine"]["cpu_count"] >= 1 and md["machine"]["platform"] and md["machine"]["python"]
+        assert md["parameters"]["seed"] == 3 and md["parameters"]["nus"] == [0.2, 0.4]
+        assert doc["datasets"]["heart"]["sha256"] == sha
+    from PIL import Image  # a matplotlib dependency
+
+    png_meta = json.loads(Image.open(out / "fig2_soft_margin_vs_time.png").text["Comment"])
+    assert png_meta["datasets"]["heart"]["sha256"] == sha and png_meta["metadata"]["parameters"]["seed"] == 3
+    md_text = (out / "table2.md").read_text()
+    assert sha in md_text and "paper" in md_text and "| heart |" in md_text and "Python" in md_text
+    assert "0.17" in (out / "table3.md").read_text()  # the paper's MLPB. (SS) error on heart
+
+
+def test_same_seed_same_numbers(quick_run, tmp_path):
+    results, _, _ = quick_run
+    again = run_benchmark(**SMALL, out_dir=tmp_path, quick=True, progress=None, figures=False)
+
+    def strip(obj):
+        if isinstance(obj, dict):
+            return {k: strip(v) for k, v in obj.items() if k not in TIME_KEYS}
+        if isinstance(obj, list):
+            return [strip(v) for v in obj]
+        return obj
+
+    for key in ("datasets", "runs", "cv", "cv_choice"):
+        assert strip(again[key]) == strip(results[key]), key
+
+
+def test_timeout_is_marked(tmp_path):
+    results = run_benchmark(datasets=["heart"], boosters=["cerlpboost"], peers=[], nus=(0.1,), eps=1e-3,
+                            max_time=0.02, folds=0, subsample=120, out_dir=tmp_path, progress=None,
+                            figures=False)
+    (run,) = results["runs"]
+    assert run["status"] == "TIMEOUT"
+    (row,) = table2_rows(results)
+    assert row["status"] == "TIMEOUT 1/1" and row["lower_bound"]
+    assert "**TIMEOUT 1/1**" in (tmp_path / "table2.md").read_text()
+    assert ">= " in (tmp_path / "table2.md").read_text()
+    assert pd.read_csv(tmp_path / "runs.csv", comment="#")["status"].tolist() == ["TIMEOUT"]
+
+
+def test_ctrl_c_keeps_finished_runs(tmp_path):
+    def progress(line):
+        if line.startswith("[2/"):
+            raise KeyboardInterrupt
+
+    results = run_benchmark(datasets=["heart"], boosters=["lpboost"], peers=["adaboost"], nus=(0.3, 0.5),
+                            folds=0, subsample=120, max_time=5.0, out_dir=tmp_path, progress=progress,
+                            figures=False)
+    assert results["state"] == "interrupted" and len(results["runs"]) == 2
+    assert "interrupted" in (tmp_path / "table2.md").read_text()
+    assert len(pd.read_csv(tmp_path / "runs.csv", comment="#")) == 2
+
+
+@pytest.fixture(scope="module")
+def heart100():
+    data = load_dataset("heart")
+    split = make_split(data, seed=0, subsample=143)  # 100 training rows
+    return split.X_train, split.y_train
+
+
+@pytest.mark.parametrize("nu_frac", [0.1, 0.3])
+def test_naive_linprog_lpboost_matches_lpboost_and_exact_lp(heart100, nu_frac):
+    """Independent check: re-solving from scratch (scipy linprog) reaches LPBoostClassifier's soft
+    margin, and with exact stumps both reach the optimum over all stumps (one big LP)."""
+    X, y = heart100
+    nu = nu_frac * y.shape[0]
+    optimum = exact_soft_margin_lp(all_stump_margins(X, y), nu)[0]
+    naive = NaiveLPBoost(nu, eps=1e-4, weak_learner=DecisionStump()).fit(X, y)
+    ours = LPBoostClassifier(nu=nu, eps=1e-4, weak_learner="stump", max_iter=5000).fit(X, y)
+    assert naive.status_ == "converged"
+    assert naive.margin_ == pytest.approx(ours.margin_, abs=1e-6)
+    assert naive.margin_ == pytest.approx(optimum, abs=1e-6)
+    assert np.all(np.isin(naive.predict(X), [-1.0, 1.0]))
+
+
+def test_naive_soft_margin_is_mean_of_nu_smallest():
+    q = np.array([0.5, -1.0, 0.25, 2.0])
+    assert naive_soft_margin(q, 2) == pytest.approx((-1.0 + 0.25) / 2)
+    assert naive_soft_margin(q, 2.5) == pytest.approx((-1.0 + 0.25 + 0.5 * 0.5) / 2.5)
+    assert naive_soft_margin(q, 4) == pytest.approx(q.mean())
+
+
+def test_sampled_test_errors_match_staged_decision_function(heart100):
+    X, y = heart100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = MLPBoostClassifier(nu=0.2, max_iter=300).fit(X[:70], y[:70])
+    rows = sampled_rounds(len(est.history_["round"]), n_points=20)
+    staged = [float(np.mean(np.where(s > 0, 1.0, -1.0) != y[70:]))
+              for s in est.staged_decision_function(X[70:])]
+    assert staged_errors(est, X[70:], y[70:], rows).tolist() == [staged[r] for r in rows]
+    assert rows[0] == 0 and rows[-1] == len(est.history_["round"]) - 1
+
+
+def test_run_record_and_curve(heart100):
+    from marginboost.datasets import Dataset
+
+    X, y = heart100
+    split = make_split(Dataset("tiny", X, y, "test"), seed=1)
+    rec = run_booster("mlpboost_ss", split, 0.2, 0.01, 5.0, curve=True)
+    curve = rec["curve"]
+    assert rec["status"] == "converged" and curve["round"][0] == 1 and curve["round"][-1] == rec["rounds"]
+    assert curve["n_secondary"][-1] == rec["n_secondary_updates"]
+    assert np.all(np.diff(curve["n_secondary"]) >= 0) and np.all(np.diff(curve["time"]) >= 0)
+    assert curve["test_error"][-1] == pytest.approx(rec["test_error"])
+    assert curve["soft_margin"][-1] == pytest.approx(rec["soft_margin"])
+
+
+def test_choose_nu_smallest_mean_error_ties_to_smaller_nu():
+    recs = [{"nu": 0.1, "error": 0.2}, {"nu": 0.1, "error": 0.4}, {"nu": 0.3, "error": 0.3},
+            {"nu": 0.3, "error": 0.3}, {"nu": 0.5, "error": 0.5}]
+    best, means = choose_nu(recs, [0.5, 0.3, 0.1])
+    assert best == 0.1 and means[0.3] == pytest.approx(0.3)
+
+
+def test_paper_numbers():
+    assert paper.paper_time("ringnorm", "lpboost") == 22.09
+    assert paper.paper_time("twonorm", "erlpboost") == 13031.38
+    assert paper.paper_time("heart", "cerlpboost") == paper.paper_time("heart", "ss_only") == ">1e3"
+    assert paper.paper_time("waveform", "pfw") == ">1e4"
+    assert paper.paper_time("titanic", "mlpboost_pfw") == 0.12
+    assert paper.paper_test_error("ringnorm", "mlpboost_ss") == 0.03
+    assert paper.paper_test_error("waveform", "lpboost") is None  # no waveform row in Table 3
+    assert paper.paper_time("heart", "naive_lpboost") is None
+    assert len(paper.TABLE2) == 13 and len(paper.TABLE3) == 12
+    assert all(len(row[2]) == 6 for row in paper.TABLE2.values())
+    assert all(isinstance(v, float) or (isinstance(v, str) and v.startswith(">"))
+               for row in paper.TABLE2.values() for v in row[2])
+    assert not any(math.isnan(v) for row in paper.TABLE3.values() for v in row)
+
+
+def test_unknown_names_are_rejected(tmp_path):
+    with pytest.raises(ValueError, match="unknown booster"):
+        run_benchmark(datasets=["heart"], boosters=["adaboostt"], out_dir=tmp_path, progress=None)
+    with pytest.raises(ValueError, match="unknown peers"):
+        run_benchmark(datasets=["heart"], boosters=["lpboost"], peers=["svm"], out_dir=tmp_path, progress=None)
