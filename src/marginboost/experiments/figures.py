@@ -80,8 +80,10 @@ def _finish(fig, axes, title, path, provenance: dict) -> Path:
                 handles[lab] = h
                 labels.append(lab)
     if handles:
+        # as many legend columns as the figure's width holds (about 1.6 in per entry)
+        per_row = max(1, min(len(labels), int(fig.get_figwidth() // 1.6)))
         fig.legend([handles[lab] for lab in labels], labels, loc="outside lower center",
-                   ncol=min(len(labels), 5), frameon=False, fontsize=10)
+                   ncol=per_row, frameon=False, fontsize=10)
     fig.suptitle(title, fontsize=12)
     # Provenance in the PNG's text chunks (read with PIL: Image.open(path).text["Comment"]).
     fig.savefig(path, metadata={"Title": title.replace("\n", "; "), "Software": provenance["software"],
@@ -100,16 +102,20 @@ def _time_panels(curves, boosters, y_key, y_label, title, path, provenance, data
         return None
     fig, axes = _figure(len(datasets))
     for ax, dataset in zip(axes, datasets):
-        runs = curves[dataset]
-        for b in boosters:
-            if b in runs:
-                _plot(ax, runs[b], "time", y_key)
-        ax.set_xscale("log")
-        ax.set_xlabel("time (s, log scale)")
-        ax.set_ylabel(y_label)
-        ax.grid(True, which="major", alpha=0.3)
-        _title(ax, dataset, runs)
+        _time_axis(ax, curves[dataset], boosters, y_key, y_label, dataset)
     return _finish(fig, axes, title, path, provenance)
+
+
+def _time_axis(ax, runs, boosters, y_key, y_label, dataset) -> None:
+    """One panel: ``y_key`` against time (log axis) for each booster that ran."""
+    for b in boosters:
+        if b in runs:
+            _plot(ax, runs[b], "time", y_key)
+    ax.set_xscale("log")
+    ax.set_xlabel("time (s, log scale)")
+    ax.set_ylabel(y_label)
+    ax.grid(True, which="major", alpha=0.3)
+    _title(ax, dataset, runs)
 
 
 def _provenance(results) -> dict:
@@ -140,14 +146,7 @@ def make_figures(results, out_dir) -> list[Path]:
     runs = curves[dataset]
     fig, axes = _figure(2, ncols=2, size=(5.0, 3.6))
     for ax, (y_key, y_label) in zip(axes, (("soft_margin", "soft margin"), ("test_error", "test error"))):
-        for b in FIG23_BOOSTERS:
-            if b in runs:
-                _plot(ax, runs[b], "time", y_key)
-        ax.set_xscale("log")
-        ax.set_xlabel("time (s, log scale)")
-        ax.set_ylabel(y_label)
-        ax.grid(True, alpha=0.3)
-        _title(ax, dataset, runs)
+        _time_axis(ax, runs, FIG23_BOOSTERS, y_key, y_label, dataset)
     written.append(_finish(fig, axes, f"Fig. 1 (paper 000, section 5): {dataset}\n{setting}",
                            out / f"fig1_{dataset}.png", provenance))
 
