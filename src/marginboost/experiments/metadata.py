@@ -9,7 +9,9 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import shlex
 import subprocess
+import sys
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 
@@ -91,6 +93,7 @@ def collect(parameters: dict) -> dict:
     """Everything a result file records besides its rows: date, versions, machine, parameters."""
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "command": shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]]),
         "marginboost_version": package_versions()["marginboost"],
         "git_commit": git_commit(),
         "versions": package_versions(),

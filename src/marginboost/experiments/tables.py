@@ -186,6 +186,7 @@ def metadata_markdown(results) -> str:
     load = mc["load_average"]
     lines = [
         f"- State: **{results['state']}**" + (" (only the runs below finished)" if unfinished else ""),
+        f"- Command: `{md.get('command', '-')}`",
         f"- Date: {md['date']}; marginboost {md['marginboost_version']}"
         + (f" (git {md['git_commit']})" if md.get("git_commit") else ""),
         f"- Machine: {mc['platform']}; {mc['cpu']}; {mc['cpu_count']} CPUs; Python {mc['python']}; "
