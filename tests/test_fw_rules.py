@@ -112,3 +112,15 @@ def test_pairwise_moves_weight_from_away_to_new(seed):
 def test_unknown_rule_names_the_parameter():
     with pytest.raises(ValueError, match="fw must be one of"):
         resolve_fw_rule("newton")
+
+
+def test_secondary_rule_names_resolve_or_name_the_parameter():
+    from marginboost.secondary import CallableRule, EntropyRule, LPRule, resolve_secondary
+
+    assert isinstance(resolve_secondary("lp"), LPRule) and isinstance(resolve_secondary("entropy"), EntropyRule)
+    assert resolve_secondary("none") is None and resolve_secondary(None) is None
+    assert isinstance(resolve_secondary(lambda U, w: w), CallableRule)
+    rule = EntropyRule(tol=1e-6)
+    assert resolve_secondary(rule) is rule
+    with pytest.raises(ValueError, match="secondary must be one of"):
+        resolve_secondary("qp")

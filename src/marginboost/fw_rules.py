@@ -102,10 +102,8 @@ FW_RULES = {r.name: r for r in (ClassicStep, ShortStep, LineSearch, Pairwise)}
 
 def resolve_fw_rule(spec):
     """Map ``'classic' | 'short_step' | 'line_search' | 'pairwise'`` or a rule object to a rule."""
-    if isinstance(spec, str):
-        if spec not in FW_RULES:
-            raise ValueError(f"fw must be one of {sorted(FW_RULES)} or a callable rule, got {spec!r}")
+    if isinstance(spec, str) and spec in FW_RULES:
         return FW_RULES[spec]()
-    if callable(spec):
+    if not isinstance(spec, str) and callable(spec):
         return spec
     raise ValueError(f"fw must be one of {sorted(FW_RULES)} or a callable rule, got {spec!r}")

@@ -132,14 +132,9 @@ def resolve_secondary(spec):
     """Map ``'lp' | 'entropy' | 'none' | None`` or a callable to a secondary rule (or None)."""
     if spec is None or (isinstance(spec, str) and spec == "none"):
         return None
-    if isinstance(spec, str):
-        if spec not in SECONDARY_RULES:
-            raise ValueError(
-                f"secondary must be one of {sorted(SECONDARY_RULES) + ['none']} or a callable, got {spec!r}"
-            )
+    if isinstance(spec, str) and spec in SECONDARY_RULES:
         return SECONDARY_RULES[spec]()
-    if hasattr(spec, "start") and callable(spec):
-        return spec
-    if callable(spec):
-        return CallableRule(spec)
+    if not isinstance(spec, str) and callable(spec):
+        # a rule object with start() is used as is; a plain function gets the checking wrapper
+        return spec if hasattr(spec, "start") else CallableRule(spec)
     raise ValueError(f"secondary must be one of {sorted(SECONDARY_RULES) + ['none']} or a callable, got {spec!r}")
