@@ -83,13 +83,10 @@ class WeightsPath:
 
     def append(self, w: np.ndarray, step) -> None:
         """Log the weights ``w`` of a round; ``step = (scale, touched)`` or None (store its nonzeros)."""
-        if step is None:
-            idx = np.flatnonzero(w)
-            self._steps.append((w.shape[0], 0.0, idx, w[idx].copy()))
-        else:
-            scale, touched = step
-            idx = np.asarray(touched, dtype=np.int64)
-            self._steps.append((w.shape[0], scale, idx, w[idx].copy()))
+        # Without a step, scale 0 and every nonzero entry: the weights are stored outright.
+        scale, touched = (0.0, np.flatnonzero(w)) if step is None else step
+        idx = np.asarray(touched, dtype=np.int64)
+        self._steps.append((w.shape[0], scale, idx, w[idx].copy()))
 
     def __len__(self) -> int:
         return len(self._steps)
