@@ -4,6 +4,7 @@ Everything runs on a stratified 120-row subsample of heart, so the module takes 
 """
 import json
 import math
+import time
 import warnings
 
 import numpy as np
@@ -14,6 +15,7 @@ from reference import all_stump_margins, exact_soft_margin_lp
 from marginboost import LPBoostClassifier, MLPBoostClassifier
 from marginboost.datasets import load_dataset
 from marginboost.experiments import paper, run_benchmark
+from marginboost.experiments.benchmark import MIN_FIT_SECONDS, fit_time_limit
 from marginboost.experiments.peers import NaiveLPBoost, naive_soft_margin
 from marginboost.experiments.runner import choose_nu, make_split, run_booster, sampled_rounds, staged_errors
 from marginboost.experiments.tables import table2_rows
@@ -103,6 +105,33 @@ def test_timeout_is_marked(tmp_path):
     assert "**TIMEOUT 1/1**" in (tmp_path / "table2.md").read_text()
     assert ">= " in (tmp_path / "table2.md").read_text()
     assert pd.read_csv(tmp_path / "runs.csv", comment="#")["status"].tolist() == ["TIMEOUT"]
+
+
+def test_fit_time_limit_shares_the_budget():
+    assert fit_time_limit(600.0, 1000.0, 100) == 10.0  # the share
+    assert fit_time_limit(5.0, 1000.0, 100) == 5.0  # max_time caps it
+    assert fit_time_limit(600.0, -50.0, 100) == MIN_FIT_SECONDS  # spent: the floor
+    assert fit_time_limit(0.5, -50.0, 100) == 0.5  # a max_time below the floor wins
+    assert fit_time_limit(600.0, math.inf, 100) == 600.0
+
+
+def test_budget_sets_each_data_sets_fit_limit(tmp_path):
+    # 2 boosters x 1 nu = 2 timed fits per set, 4 in all: a 12 s budget gives the first set at
+    # most 3 s per fit (C-ERLPBoost at eps = 1e-4 uses all of it), and the run keeps to the budget.
+    started = time.perf_counter()
+    results = run_benchmark(datasets=["heart", "breast_cancer"], boosters=["lpboost", "cerlpboost"], peers=[],
+                            nus=(0.1,), eps=1e-4, folds=0, subsample=120, max_time=100.0, budget=12.0,
+                            out_dir=tmp_path, progress=None, figures=False)
+    elapsed = time.perf_counter() - started
+    limits = {name: info["max_time"] for name, info in results["datasets"].items()}
+    assert MIN_FIT_SECONDS <= limits["heart"] <= 12.0 / 4
+    assert MIN_FIT_SECONDS <= limits["breast_cancer"] <= 12.0 / 2
+    for run in results["runs"]:
+        assert run["max_time"] == limits[run["dataset"]]
+    assert elapsed < 12.0 + 4.0  # the budget, plus what a fit may overrun its limit by
+    assert results["metadata"]["parameters"]["budget"] == 12.0
+    with pytest.raises(ValueError, match="budget must be > 0"):
+        run_benchmark(datasets=["heart"], boosters=["lpboost"], budget=0.0, out_dir=tmp_path, progress=None)
 
 
 def test_ctrl_c_keeps_finished_runs(tmp_path):
@@ -201,3 +230,18 @@ def test_unknown_names_are_rejected(tmp_path):
         run_benchmark(datasets=["heart"], boosters=["adaboostt"], out_dir=tmp_path, progress=None)
     with pytest.raises(ValueError, match="unknown peers"):
         run_benchmark(datasets=["heart"], boosters=["lpboost"], peers=["svm"], out_dir=tmp_path, progress=None)
+
+
+@pytest.mark.parametrize("key", ["adaboost", "gradient_boosting", "xgboost", "lightgbm"])
+def test_library_peers_fit_and_count_their_trees(key):
+    """Each practitioners' peer runs on {-1, +1} data through the runner, seeded: the same numbers twice,
+    a tree count from the library, an error a depth-2 ensemble reaches on heart."""
+    from marginboost.experiments.peers import SKLEARN_PEERS
+    from marginboost.experiments.runner import run_sklearn_peer
+
+    pytest.importorskip(SKLEARN_PEERS[key][2])
+    split = make_split(load_dataset("heart"), seed=0)
+    first, second = run_sklearn_peer(key, split, seed=0), run_sklearn_peer(key, split, seed=0)
+    assert first["test_error"] == second["test_error"] and first["train_error"] == second["train_error"]
+    assert first["rounds"] is not None and 1 <= first["rounds"] <= 100
+    assert first["test_error"] < 0.3 and first["train_error"] < 0.2

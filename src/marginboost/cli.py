@@ -165,9 +165,15 @@ def cmd_bench(args) -> int:
     unknown = [name for name in args.datasets or [] if name not in list_datasets()]
     if unknown:
         raise UsageError(f"unknown data set(s) {unknown}; bundled: {', '.join(list_datasets())}")
+    if args.blas_threads is not None:
+        if args.blas_threads < 1:
+            raise UsageError(f"--blas-threads must be at least 1, got {args.blas_threads}")
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(args.blas_threads)
     result = run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
                            max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=Path(args.out),
-                           quick=args.quick, progress=print)
+                           quick=args.quick, progress=print, budget=args.budget)
     print(f"results written to {args.out} ({result['state']})")
     return 130 if result["state"] == "interrupted" else 0
 
@@ -215,7 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--boosters", nargs="+", default=None, help="default: the paper's boosters and peers")
     bench.add_argument("--nu", nargs="+", type=float, default=None, help="fractions of m (default 0.1 .. 0.5)")
     bench.add_argument("--eps", type=float, default=0.01)
-    bench.add_argument("--max-time", type=float, default=None, help="seconds per fit before TIMEOUT")
+    bench.add_argument("--max-time", type=float, default=None, help="seconds per fit at most before TIMEOUT")
+    bench.add_argument("--budget", type=float, default=None,
+                       help="wall-clock seconds for the whole run, shared out per data set (default 6600; quick 90)")
+    bench.add_argument("--blas-threads", type=int, default=None,
+                       help="limit BLAS/OpenMP threads (steadier timings; default: as configured)")
     bench.add_argument("--folds", type=int, default=None, help="CV folds for Table 3 (default 5; quick 3)")
     bench.add_argument("--seed", type=int, default=0)
     bench.add_argument("--out", default="benchmarks/results/paper", help="output folder")

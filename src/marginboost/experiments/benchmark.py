@@ -10,6 +10,16 @@ Per data set (stratified 70/30 train/test split with ``seed``):
    the grid, the best ``nu`` refit on the whole training part (the step-1 run with that ``nu``:
    same data and parameters, so the same fit unless max_time cut it short), error on the test part.
 
+Time budget: LP-based boosters on the larger sets can run for many minutes per fit (the
+restricted master LP is their bottleneck), so the whole run has a wall-clock ``budget``. Before
+each data set the per-fit limit is fixed for all of its fits (every booster of a row gets the
+same limit, so a row's comparison stays fair)::
+
+    max_time_k = min(max_time, max(MIN_FIT_SECONDS, remaining budget / fits left in this and later sets))
+
+The default order is smallest data set first, so the time small sets leave unused goes to the
+large ones. The limit used is recorded per data set and per run.
+
 Progress is one line per fit (per nu for CV). Result files are rewritten after every fit and
 figures after every data set, so Ctrl-C keeps everything finished: ``run_benchmark`` then
 writes what it has, marks the state ``interrupted`` and returns.
@@ -32,18 +42,22 @@ from .runner import (BOOSTERS, DEFAULT_BOOSTERS, MAX_DEPTH, MAX_ITER, TABLE3_BOO
                      choose_nu, cv_folds, label_of, make_split, run_booster, run_cv_fold, run_peer)
 from .tables import write_tables
 
-ALL_DATASETS = ("banana", "breast_cancer", "diabetes", "german", "heart", "ringnorm", "splice", "titanic",
-                "twonorm", "waveform")
+# Smallest first (m = 270 ... 7400): the budget small sets leave unused goes to the large ones.
+ALL_DATASETS = ("heart", "breast_cancer", "diabetes", "german", "titanic", "splice", "waveform", "banana",
+                "ringnorm", "twonorm")
 PAPER_NUS = (0.1, 0.2, 0.3, 0.4, 0.5)
 DEFAULT_MAX_TIME = 600.0  # the paper aborted runs at 20000 s; override for a faithful run
 DEFAULT_FOLDS = 5
+DEFAULT_BUDGET = 6600.0  # 1 h 50 min: the full suite finishes in under 2 hours on 2 cores
+MIN_FIT_SECONDS = 1.0  # a fit always gets this much, even when the budget is spent
 # quick mode: a small subset that finishes in under 2 minutes on 2 cores
-QUICK = {"datasets": ("heart", "breast_cancer"), "nus": (0.1, 0.3), "folds": 3, "max_time": 2.0, "subsample": 300}
+QUICK = {"datasets": ("heart", "breast_cancer"), "nus": (0.1, 0.3), "folds": 3, "max_time": 2.0, "subsample": 300,
+         "budget": 90.0}
 
 
 def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=None, folds=None, seed=0,
                   out_dir="bench-results", quick=False, progress=print, *, peers=None, cv_boosters=None,
-                  subsample=None, curve_nu=None, max_iter=MAX_ITER, figures=True) -> dict:
+                  subsample=None, curve_nu=None, max_iter=MAX_ITER, figures=True, budget=None) -> dict:
     """Run the paper's experiments and write Tables 2-3, peers, runs, CV folds and Figs. 1-5.
 
     Parameters
@@ -54,7 +68,9 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
         cerlpboost (FW = SS only), pfw, mlpboost_ss, mlpboost_pfw.
     nus : the grid, fractions of m; default (0.1, ..., 0.5) (quick: 0.1, 0.3).
     eps : target accuracy (paper: 0.01).
-    max_time : seconds per fit before it stops as TIMEOUT; default 600 (quick: 2).
+    max_time : seconds per fit at most before it stops as TIMEOUT; default 600 (quick: 2).
+    budget : wall-clock seconds for the whole run, shared out per data set as described above;
+        default 6600 (quick: 90); ``math.inf`` gives every fit the full ``max_time``.
     folds : CV folds for Table 3; default 5 (quick: 3); 0 skips Table 3.
     seed : for the subsample, the train/test split, the CV folds and the peers.
     out_dir : where the files go (created).
@@ -83,13 +99,15 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
         folds = QUICK["folds"] if folds is None else folds
         max_time = QUICK["max_time"] if max_time is None else max_time
         subsample = QUICK["subsample"] if subsample is None else min(subsample, QUICK["subsample"])
+        budget = QUICK["budget"] if budget is None else budget
     datasets = list(ALL_DATASETS if datasets is None else datasets)
     boosters = list(DEFAULT_BOOSTERS if boosters is None else boosters)
     nus = [float(n) for n in (PAPER_NUS if nus is None else nus)]
     max_time = DEFAULT_MAX_TIME if max_time is None else max_time
+    budget = DEFAULT_BUDGET if budget is None else float(budget)
     folds = DEFAULT_FOLDS if folds is None else int(folds)
     cv_boosters = [b for b in boosters if b in TABLE3_BOOSTERS] if cv_boosters is None else list(cv_boosters)
-    _validate(boosters, cv_boosters, nus, folds)
+    _validate(boosters, cv_boosters, nus, folds, max_time, budget)
     if peers is None:
         peers = list(available_peers())
     else:
@@ -107,11 +125,13 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
     parameters = {
         "datasets": [d if isinstance(d, str) else d.name for d in datasets], "boosters": boosters,
         "peers": peers, "cv_boosters": cv_boosters if folds else [], "nus": nus, "eps": eps,
-        "max_time": max_time, "folds": folds, "seed": seed, "subsample": subsample, "quick": bool(quick),
+        "max_time": max_time, "budget": None if math.isinf(budget) else budget, "folds": folds, "seed": seed, "subsample": subsample,
+        "quick": bool(quick),
         "max_depth": MAX_DEPTH, "test_size": TEST_SIZE, "curve_nu": curve_nu, "max_iter": max_iter,
     }
     results = {"state": "running", "metadata": meta.collect(parameters), "datasets": {}, "runs": [], "cv": [],
                "cv_choice": [], "files": []}
+    timed_fits = (len(boosters) + (NAIVE_LPBOOST in peers)) * len(nus) + len(cv_boosters) * len(nus) * folds
     n_fits = len(datasets) * (len(boosters) * len(nus)
                               + (len(nus) if NAIVE_LPBOOST in peers else 0)
                               + sum(p in SKLEARN_PEERS for p in peers)
@@ -139,14 +159,17 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
         for i, dataset in enumerate(datasets):
             name = dataset if isinstance(dataset, str) else dataset.name
             split = make_split(dataset, seed, subsample)
-            results["datasets"][split.dataset] = split.info
-            info = split.info
+            remaining = budget - (time.perf_counter() - started)
+            fit_seconds = fit_time_limit(max_time, remaining, timed_fits * (len(datasets) - i))
+            info = {**split.info, "max_time": fit_seconds}
+            results["datasets"][split.dataset] = info
             say(f"{name}: {info['m_train']} train / {info['m_test']} test rows, {info['p']} features"
-                + (f" (subsample of {info['m']})" if info["subsample"] else ""))
-            _timing_phase(results, split, boosters, peers, nus, eps, max_time, seed, curve_nu, max_iter,
+                + (f" (subsample of {info['m']})" if info["subsample"] else "")
+                + f"; {fit_seconds:.3g} s per fit at most")
+            _timing_phase(results, split, boosters, peers, nus, eps, fit_seconds, seed, curve_nu, max_iter,
                           tick, save)
             if folds:
-                _cv_phase(results, split, cv_boosters, nus, folds, eps, max_time, seed, max_iter, tick, save)
+                _cv_phase(results, split, cv_boosters, nus, folds, eps, fit_seconds, seed, max_iter, tick, save)
             if i < len(datasets) - 1:  # after the last one, the final write below does it
                 save()
                 draw()
@@ -160,7 +183,14 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
     return results
 
 
-def _validate(boosters, cv_boosters, nus, folds):
+def fit_time_limit(max_time: float, remaining: float, fits_left: int) -> float:
+    """Seconds per fit for the next data set: its share of the remaining budget, within
+    ``[MIN_FIT_SECONDS, max_time]`` (``max_time`` below the floor wins)."""
+    share = remaining / fits_left if fits_left > 0 else math.inf
+    return min(max_time, max(MIN_FIT_SECONDS, share))
+
+
+def _validate(boosters, cv_boosters, nus, folds, max_time, budget):
     for b in list(boosters) + list(cv_boosters):
         if b not in BOOSTERS:
             raise ValueError(f"unknown booster {b!r}; known: {sorted(BOOSTERS)}")
@@ -168,6 +198,10 @@ def _validate(boosters, cv_boosters, nus, folds):
         raise ValueError(f"nus must be fractions of m in (0, 1], got {nus}")
     if folds == 1 or folds < 0:
         raise ValueError(f"folds must be 0 (no Table 3) or at least 2, got {folds}")
+    if not max_time > 0:
+        raise ValueError(f"max_time must be > 0 seconds, got {max_time}")
+    if not budget > 0:
+        raise ValueError(f"budget must be > 0 seconds (math.inf: no budget), got {budget}")
 
 
 def _line(rec) -> str:

@@ -194,18 +194,20 @@ def metadata_markdown(results) -> str:
         "- Versions: " + ", ".join(f"{k} {v}" for k, v in md["versions"].items()),
         f"- Parameters: eps = {prm['eps']}, nu = {', '.join(_nu_key(n) + 'm' for n in prm['nus'])} "
         f"(m = size of the sample fitted on), depth-{prm['max_depth']} trees, "
-        f"max_time = {prm['max_time']} s per fit, "
+        f"max_time = {prm['max_time']} s per fit at most, total budget = {prm.get('budget', '-')} s "
+        "(the per-fit limit each data set got is in the table below), "
         f"{prm['folds']}-fold CV, stratified {1 - prm['test_size']:.0%}/{prm['test_size']:.0%} train/test split, "
         f"seed = {prm['seed']}, subsample = {prm['subsample'] or 'none'}, quick = {prm['quick']}",
         "- Boosters: " + "; ".join(f"{label_of(k)} = `{BOOSTERS[k].description}`" for k in prm["boosters"]),
         "- Peers: " + (", ".join(label_of(k) for k in prm["peers"]) or "none"),
         "",
-        "| data set | source | m x p | subsample | train / test | SHA-256 (as loaded) |",
-        "|---|---|---|---:|---|---|",
+        "| data set | source | m x p | subsample | train / test | s per fit at most | SHA-256 (as loaded) |",
+        "|---|---|---|---:|---|---:|---|",
     ]
     for name, info in results["datasets"].items():
+        limit = info.get("max_time", prm["max_time"])
         lines.append(f"| {name} | {info['source']} | {info['m']} x {info['p']} | {info['subsample'] or '-'} "
-                     f"| {info['m_train']} / {info['m_test']} | `{info['sha256']}` |")
+                     f"| {info['m_train']} / {info['m_test']} | {_fmt(limit, '.3g')} | `{info['sha256']}` |")
     return "\n".join(lines) + "\n"
 
 
