@@ -18,7 +18,7 @@ from marginboost.experiments import paper, run_benchmark
 from marginboost.experiments.benchmark import MIN_FIT_SECONDS, fit_time_limit
 from marginboost.experiments.peers import NaiveLPBoost, naive_soft_margin
 from marginboost.experiments.runner import choose_nu, make_split, run_booster, sampled_rounds, staged_errors
-from marginboost.experiments.tables import table2_rows
+from marginboost.experiments.tables import peer_gap_rows, ratio_verdict, table2_rows
 from marginboost.weak_learners import DecisionStump
 
 TIME_KEYS = {"seconds", "loop_seconds", "weak_learner_seconds", "solver_seconds", "time", "date",
@@ -77,6 +77,34 @@ def test_quick_run_writes_tables_figures_and_provenance(quick_run):
     md_text = (out / "table2.md").read_text()
     assert sha in md_text and "paper" in md_text and "| heart |" in md_text and "Python" in md_text
     assert "0.17" in (out / "table3.md").read_text()  # the paper's MLPB. (SS) error on heart
+
+
+def test_table3_compares_each_booster_with_the_best_peer(quick_run):
+    results, out, _ = quick_run
+    t3 = pd.read_csv(out / "table3.csv", comment="#")
+    best = t3[t3["kind"] == "peer"]["test_error"].min()
+    gaps = peer_gap_rows(results)
+    assert {g["booster"] for g in gaps} == set(t3[t3["kind"] == "booster"]["booster"])
+    text = (out / "table3.md").read_text()
+    for g in gaps:
+        mine = t3[t3["booster"] == g["booster"]]["test_error"].iloc[0]
+        assert g["gap"] == pytest.approx(mine - best) and g["within"] == (mine - best <= 0.02 + 1e-12)
+        n = g["m_test"]
+        assert g["se"] == pytest.approx(math.sqrt((mine * (1 - mine) + best * (1 - best)) / n))
+        assert f"| heart | {g['label']} | {mine:.3f} |" in text
+    missed = sum(not g["within"] for g in gaps)
+    assert (f"{missed} of {len(gaps)} errors miss the target" in text) == (missed > 0)
+
+
+@pytest.mark.parametrize("ratio, ml_cut, lp_cut, verdict", [
+    (1.5, False, False, "within 2x"), (2.5, False, False, "over 2x"),
+    (1.5, False, True, "within 2x"),  # LPBoost's true time is larger still
+    (2.5, False, True, "undecided"),
+    (2.5, True, False, "over 2x"),  # MLPBoost's true time is larger still
+    (1.5, True, False, "undecided"), (1.5, True, True, "undecided"), (2.5, True, True, "undecided"),
+])
+def test_ratio_verdict_reads_timeouts_as_lower_bounds(ratio, ml_cut, lp_cut, verdict):
+    assert ratio_verdict(ratio, ml_cut, lp_cut) == verdict
 
 
 def test_same_seed_same_numbers(quick_run, tmp_path):
