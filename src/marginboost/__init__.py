@@ -17,6 +17,7 @@ from .estimators import (
     MLPBoostClassifier,
     SoftMarginBoostClassifier,
 )
+from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
 from .restricted_lp import SolverError
 
 __version__ = "0.1.0"
@@ -25,6 +26,8 @@ __all__ = [
     "BoostResult",
     "CERLPBoostClassifier",
     "ERLPBoostClassifier",
+    "FWBoostClassifier",
+    "FWBoostRegressor",
     "LPBoostClassifier",
     "MLPBoostClassifier",
     "SoftMarginBoostClassifier",

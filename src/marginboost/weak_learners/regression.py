@@ -1,0 +1,281 @@
+"""Weighted least-squares regression weak learners (the oracle of FWBoost_R, 001 Algorithm 4).
+
+FWBoost_R (Wang, Wang, E, Schapire 2015, arXiv 1510.02558, Algorithm 4) fits a base
+hypothesis to the negative gradient ``r`` by least squares:
+
+    h = argmin_{h in H} sum_i s_i (r_i - h(x_i))^2,        s_i > 0.
+
+For a partition of the sample into cells A (a stump's two sides, a tree's leaves) the best
+values are the weighted means ``S(A) / W(A)`` with ``S(A) = sum_{i in A} s_i r_i`` and
+``W(A) = sum_{i in A} s_i``, and the weighted squared error is
+``sum_i s_i r_i^2 - sum_A S(A)^2 / W(A)``. So a cut of a cell N into L and R is best when it
+maximises ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (the criterion of CART and of scikit-learn's
+``DecisionTreeRegressor``), over every feature and every threshold between two distinct
+consecutive values (the midpoint). Ties go to the first feature, then the smallest threshold.
+
+* :class:`LeastSquaresStump` -- exact: the best of all cuts and the constant (no cut);
+* :class:`LeastSquaresTree`  -- depth-k CART grown level by level, each node split at its
+  exact best cut; a node stays a leaf at depth k, when its residuals are all equal (pure), or
+  when no cut exists (one value in every feature);
+* :class:`SklearnRegressionLearner` -- any scikit-learn regressor taking ``sample_weight``,
+  through :class:`~.sklearn_adapter.SklearnWeakLearner`.
+
+The contract differs from :class:`~.base.WeakLearner` because the targets change each round:
+``prepare(X)`` presorts once and returns an oracle ``(r, s) -> (h, h(X))``.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .base import Hypothesis
+from .sklearn_adapter import SklearnWeakLearner
+from .stumps import _midpoint, presort
+from .trees import DecisionTree, _route
+
+__all__ = [
+    "LeastSquaresStump",
+    "LeastSquaresTree",
+    "RegressionLearner",
+    "RegressionStump",
+    "RegressionTree",
+    "SklearnRegressionLearner",
+    "resolve_regression_learner",
+]
+
+# A cut must beat the best so far by more than this times sum_i s_i r_i^2 of its node, so that
+# cuts equal in exact arithmetic are not told apart by the rounding of running sums.
+SPLIT_TOL = 1e-12
+
+
+@njit(cache=True)
+def _node_stats(r, s, node_of, n_nodes):
+    """Per node: S = sum s r, W = sum s, Q = sum s r^2, and whether its residuals differ."""
+    S = np.zeros(n_nodes)
+    W = np.zeros(n_nodes)
+    Q = np.zeros(n_nodes)
+    lo = np.full(n_nodes, np.inf)
+    hi = np.full(n_nodes, -np.inf)
+    for i in range(r.shape[0]):
+        n = node_of[i]
+        if n < 0:
+            continue
+        S[n] += s[i] * r[i]
+        W[n] += s[i]
+        Q[n] += s[i] * r[i] * r[i]
+        lo[n] = min(lo[n], r[i])
+        hi[n] = max(hi[n], r[i])
+    return S, W, Q, lo < hi
+
+
+@njit(cache=True)
+def _best_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes):
+    """Best (feature, threshold, S_L^2/W_L + S_R^2/W_R) of every node of one level, one sweep
+    per feature along the presorted order; feature -1 where a node has no cut."""
+    p, m = vals.shape
+    best_feature = np.full(n_nodes, -1, dtype=np.int64)
+    best_threshold = np.zeros(n_nodes)
+    best_score = np.full(n_nodes, -np.inf)
+    left_s = np.zeros(n_nodes)
+    left_w = np.zeros(n_nodes)
+    last = np.zeros(n_nodes)
+    seen = np.zeros(n_nodes, dtype=np.bool_)
+    for j in range(p):
+        left_s[:] = 0.0
+        left_w[:] = 0.0
+        seen[:] = False
+        for k in range(m):
+            i = order[j, k]
+            n = node_of[i]
+            if n < 0:
+                continue
+            v = vals[j, k]
+            if seen[n] and v != last[n]:
+                wl = left_w[n]
+                wr = W[n] - wl
+                if wl > 0.0 and wr > 0.0:
+                    sl = left_s[n]
+                    score = sl * sl / wl + (S[n] - sl) * (S[n] - sl) / wr
+                    if score > best_score[n] + SPLIT_TOL * Q[n]:
+                        best_score[n] = score
+                        best_feature[n] = j
+                        best_threshold[n] = _midpoint(last[n], v)
+            left_s[n] += s[i] * r[i]
+            left_w[n] += s[i]
+            last[n] = v
+            seen[n] = True
+    return best_feature, best_threshold, best_score
+
+
+@dataclass(frozen=True)
+class RegressionStump(Hypothesis):
+    """``h(x) = left if x[feature] <= threshold else right``; threshold -inf: the constant ``right``."""
+
+    feature: int
+    threshold: float
+    left: float
+    right: float
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+        if self.threshold == -np.inf:
+            return np.full(X.shape[0], float(self.right))
+        return np.where(X[:, self.feature] > self.threshold, self.right, self.left)
+
+
+@dataclass(frozen=True, eq=False)
+class RegressionTree(DecisionTree):
+    """A :class:`~.trees.DecisionTree` whose leaves predict real values (weighted means)."""
+
+
+class RegressionLearner(ABC):
+    """Parameters of a least-squares learner; :meth:`prepare` binds it to ``X``."""
+
+    @abstractmethod
+    def prepare(self, X: np.ndarray):
+        """Return an oracle ``(r, s) -> (h, h(X))`` minimising ``sum_i s_i (r_i - h(x_i))^2``."""
+
+
+class _Presorted:
+    def __init__(self, X: np.ndarray):
+        self._X, self._vals, self._order = presort(X)
+
+
+class _StumpOracle(_Presorted):
+    def __call__(self, r, s):
+        r = np.ascontiguousarray(r, dtype=np.float64)
+        s = np.ascontiguousarray(s, dtype=np.float64)
+        node_of = np.zeros(r.shape[0], dtype=np.int64)
+        S, W, Q, mixed = _node_stats(r, s, node_of, 1)
+        feat, thr, score = _best_cuts(self._vals, self._order, r, s, node_of, S, W, Q, 1)
+        if not mixed[0] or feat[0] < 0 or score[0] <= S[0] * S[0] / W[0] + SPLIT_TOL * Q[0]:
+            h = RegressionStump(0, -np.inf, S[0] / W[0], S[0] / W[0])
+        else:
+            right = self._X[:, feat[0]] > thr[0]
+            h = RegressionStump(int(feat[0]), float(thr[0]),
+                                float(s[~right] @ r[~right] / s[~right].sum()),
+                                float(s[right] @ r[right] / s[right].sum()))
+        return h, h.predict(self._X)
+
+
+class _TreeOracle(_Presorted):
+    def __init__(self, X, max_depth: int):
+        super().__init__(X)
+        self._max_depth = max_depth
+
+    def __call__(self, r, s):
+        r = np.ascontiguousarray(r, dtype=np.float64)
+        s = np.ascontiguousarray(s, dtype=np.float64)
+        feature, threshold, left, right, value = [-1], [0.0], [-1], [-1], [0.0]
+        active = [0]  # flat ids of this level's nodes; node_of holds positions in `active`
+        node_of = np.zeros(r.shape[0], dtype=np.int64)
+        for depth in range(self._max_depth + 1):
+            k = len(active)
+            S, W, Q, mixed = _node_stats(r, s, node_of, k)
+            for n, nid in enumerate(active):
+                value[nid] = S[n] / W[n]
+            if depth == self._max_depth:
+                break
+            feat, thr, _ = _best_cuts(self._vals, self._order, r, s, node_of, S, W, Q, k)
+            split_feature = np.full(k, -1, dtype=np.int64)
+            left_child = np.full(k, -1, dtype=np.int64)
+            right_child = np.full(k, -1, dtype=np.int64)
+            next_active: list[int] = []
+            for n, nid in enumerate(active):
+                if not mixed[n] or feat[n] < 0:
+                    continue
+                split_feature[n] = feat[n]
+                feature[nid], threshold[nid] = int(feat[n]), float(thr[n])
+                for side, pos in ((left, left_child), (right, right_child)):
+                    side[nid] = len(feature)
+                    pos[n] = len(next_active)
+                    next_active.append(len(feature))
+                    feature.append(-1)
+                    threshold.append(0.0)
+                    left.append(-1)
+                    right.append(-1)
+                    value.append(0.0)
+            if not next_active:
+                break
+            node_of = _route(self._X, node_of, split_feature, thr, left_child, right_child)
+            active = next_active
+        h = RegressionTree(
+            feature=np.asarray(feature, dtype=np.int64),
+            threshold=np.asarray(threshold, dtype=np.float64),
+            left=np.asarray(left, dtype=np.int64),
+            right=np.asarray(right, dtype=np.int64),
+            value=np.asarray(value, dtype=np.float64),
+            n_features=int(self._X.shape[1]),
+        )
+        return h, h.predict(self._X)
+
+
+class LeastSquaresStump(RegressionLearner):
+    """Exact weighted least-squares regression stump over all features and thresholds."""
+
+    def prepare(self, X):
+        return _StumpOracle(X)
+
+    def __repr__(self) -> str:
+        return "LeastSquaresStump()"
+
+
+class LeastSquaresTree(RegressionLearner):
+    """Depth-limited weighted least-squares (CART) regression tree, exact best cut per node."""
+
+    def __init__(self, max_depth: int = 3):
+        self.max_depth = max_depth
+
+    def prepare(self, X):
+        if int(self.max_depth) != self.max_depth or self.max_depth < 1:
+            raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
+        return _TreeOracle(X, int(self.max_depth))
+
+    def __repr__(self) -> str:
+        return f"LeastSquaresTree(max_depth={self.max_depth})"
+
+
+class SklearnRegressionLearner(RegressionLearner):
+    """A scikit-learn regressor taking ``sample_weight``, cloned and fitted every round.
+
+    Reuses :class:`~.sklearn_adapter.SklearnWeakLearner`: it fits ``(X, r)`` with
+    ``sample_weight = m s / sum(s)`` (mean one).
+    """
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def prepare(self, X):
+        adapter = SklearnWeakLearner(self.estimator)
+        X = np.asarray(X, dtype=np.float64)
+
+        def oracle(r, s):
+            return adapter.prepare(X, r)(np.asarray(s, dtype=np.float64) / np.sum(s))
+
+        return oracle
+
+    def __repr__(self) -> str:
+        return f"SklearnRegressionLearner({self.estimator!r})"
+
+
+def resolve_regression_learner(spec, max_depth: int = 3) -> RegressionLearner:
+    """'stump' -> LeastSquaresStump(), 'tree' -> LeastSquaresTree(max_depth), a
+    RegressionLearner -> itself, a scikit-learn regressor -> SklearnRegressionLearner."""
+    if isinstance(spec, str):
+        if spec == "stump":
+            return LeastSquaresStump()
+        if spec == "tree":
+            return LeastSquaresTree(max_depth=max_depth)
+    elif isinstance(spec, RegressionLearner):
+        return spec
+    elif callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None)):
+        return SklearnRegressionLearner(spec)
+    raise ValueError(
+        "weak_learner must be 'stump', 'tree', a RegressionLearner, or a scikit-learn regressor "
+        f"with fit/predict (and sample_weight support); got weak_learner={spec!r}"
+    )
