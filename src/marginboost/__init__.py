@@ -18,6 +18,7 @@ from .estimators import (
     SoftMarginBoostClassifier,
 )
 from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
+from .maboost_estimators import MABoostClassifier, MadaBoostClassifier
 from .restricted_lp import SolverError
 
 __version__ = "0.1.0"
@@ -29,6 +30,8 @@ __all__ = [
     "FWBoostClassifier",
     "FWBoostRegressor",
     "LPBoostClassifier",
+    "MABoostClassifier",
+    "MadaBoostClassifier",
     "MLPBoostClassifier",
     "SoftMarginBoostClassifier",
     "SolverError",

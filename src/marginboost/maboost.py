@@ -1,0 +1,351 @@
+"""MABoost: boosting as online mirror ascent (paper 002: Naghibi and Pfister, NIPS 2014).
+
+Notation (design.md): ``m`` examples, ``y`` in {-1, +1}, hypothesis ``h_t`` with margin
+vector ``u_t = y * h_t(X)`` (002 calls it the loss vector ``d_t``), edge under ``w_t``:
+``gamma_t = w_t @ u_t``. With a regulariser ``R`` (:mod:`.bregman`: negative entropy or
+squared l2), a convex set ``K`` and ``L >= ||u_t||_*^2`` (``L = 1`` for the entropy, whose
+dual norm is l_inf; ``L = m`` for l2), Algorithm 1 of 002 is::
+
+    x_1 = argmin_K R  (uniform),   theta_1 = grad R(x_1)
+    for t = 1, 2, ...:
+        (a) h_t = WL(w_t),  w_t = x_t / ||x_t||_1 (= x_t on the simplex),  gamma_t = w_t @ u_t
+        (b) eta_t = gamma_t ||x_t||_1 / L                                  (Theorem 1)
+        (c) theta_{t+1} = grad R(x_t) - eta_t u_t      (active update, MABoost)
+            theta_{t+1} = theta_t     - eta_t u_t      (lazy update, LAMABoost / dual averaging)
+        (d) x_{t+1} = P_K(theta_{t+1}) = argmin_{x in K} B_R(x, grad R^{-1}(theta_{t+1}))
+    output f(x) = sign(sum_t eta_t h_t(x))
+
+The analysis is that of online mirror descent with linear losses ``u_t`` against the
+comparator ``e`` = uniform over the training mistakes of ``f`` (for which
+``e @ sum_t eta_t u_t <= 0``, 002 eq. 14): for every ``e in K``, both updates give
+
+    sum_t eta_t (x_t - e) @ u_t <= B_R(e, x_1) + sum_t eta_t^2 ||u_t||_*^2 / 2,     (002 eq. 13, 18)
+
+hence ``sum_t gamma_t^2 / (2L) <= B_R(e, x_1)``, i.e. the training error bounds of Theorem 1
+
+    l2:      eps <= 1 / (1 + sum_t gamma_t^2)                                 (002 eq. 8)
+    entropy: eps <= exp(-sum_t gamma_t^2 / 2)                                 (002 eq. 9)
+
+With the entropy and the simplex both updates are AdaBoost's multiplicative update
+``w_{t+1} ~ w_t exp(-eta_t u_t)``, only with ``eta_t = gamma_t`` instead of
+``1/2 ln((1 + gamma_t)/(1 - gamma_t))`` (002 after eq. 15).
+
+The variants (:func:`maboost`, :func:`madaboost`) change only ``K``, the step or the
+projection; the loop is :func:`mirror_ascent_boost`.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import bregman
+from .bregman import REGULARIZERS, mirror_map
+
+UPDATES = ("active", "lazy")
+VARIANTS = ("normal", "maxmargin", "smooth", "combined", "sparse")
+MADABOOST_STEPS = ("paper", "adaboost")
+
+# One row per round t: the distribution w_t handed to the weak learner, and the ensemble
+# f_t = sum_{s <= t} eta_s h_s after the update that follows.
+HISTORY_COLUMNS = (
+    "round",  # t
+    "edge",  # gamma_t = w_t @ u_t
+    "step",  # eta_t, the coefficient of h_t
+    "penalty",  # alpha_t, SparseBoost's l1 factor (0 elsewhere)
+    "mass",  # ||x_t||_1 (1 except for SparseBoost and MadaBoost, whose x_t is not normalised)
+    "train_error",  # training error of sign(f_t), ties (f = 0) predicted negative
+    "min_margin",  # min_i y_i f_t(x_i) / sum_s eta_s
+    "entropy",  # -sum_i w_t,i ln w_t,i (nats; ln m is uniform)
+    "max_weight",  # max_i w_t,i
+    "n_zero",  # number of examples with w_t,i = 0
+    "time",  # seconds since the start, at the end of round t
+)
+
+
+@dataclass(frozen=True)
+class EdgeStep:
+    """``eta_t = lr * gamma_t ||x_t||_1 / L``: 002 Theorem 1 (and eq. 36, Theorem 5)."""
+
+    L: float
+    learning_rate: float = 1.0
+
+    def __call__(self, t: int, edge: float, mass: float) -> float:
+        return self.learning_rate * edge * mass / self.L
+
+
+@dataclass(frozen=True)
+class MaxMarginStep:
+    """``eta_t = lr * gamma_t ||x_t||_1 / (L sqrt(t))``: the max-margin setting (002 Theorem 2).
+
+    Dividing the edge step by ``sqrt(t)`` (as the authors' R package does) makes
+    ``sum eta_t^2 / sum eta_t -> 0``, so the normalised margin of ``f`` tends to
+    ``gamma_min - nu`` with ``nu = O(log T / sqrt(T))`` (002 eqs. 19-23).
+    """
+
+    L: float
+    learning_rate: float = 1.0
+
+    def __call__(self, t: int, edge: float, mass: float) -> float:
+        return self.learning_rate * edge * mass / (self.L * np.sqrt(t))
+
+
+@dataclass(frozen=True)
+class AdaBoostStep:
+    """``eta_t = lr * 1/2 ln((1 + gamma_t)/(1 - gamma_t))``: AdaBoost's (and MadaBoost's) coefficient.
+
+    A perfect hypothesis (``gamma_t = 1``) gets the finite step of ``gamma = 1 - 1e-15``.
+    """
+
+    learning_rate: float = 1.0
+
+    def __call__(self, t: int, edge: float, mass: float) -> float:
+        g = min(edge, 1.0 - 1e-15)
+        return self.learning_rate * 0.5 * np.log((1.0 + g) / (1.0 - g))
+
+
+@dataclass(frozen=True)
+class SparsePenalty:
+    """SparseBoost's l1 factor ``alpha_t = c * eta_t gamma_t ||z_t||_1 / 2``, ``0 <= c < 1``.
+
+    Per round the regret bound gains ``eta_t ||z_t|| gamma_t - eta_t^2 m / 2 - alpha_t``
+    (002 eq. 35), which with ``eta_t = ||z_t|| gamma_t / m`` is ``(1 - c) ||z_t||^2 gamma_t^2
+    / (2m) > 0`` iff ``alpha_t < eta_t gamma_t ||z_t|| / 2`` (002 eq. 36: the factor "should
+    not exceed" that). ``c = 1/2`` is the R package's ``eta^2 m / 4`` at ``||z|| = 1``.
+    """
+
+    c: float
+
+    def __call__(self, eta: float, edge: float, mass: float) -> float:
+        return self.c * eta * edge * mass / 2.0
+
+
+def _no_penalty(eta: float, edge: float, mass: float) -> float:
+    return 0.0
+
+
+@dataclass(frozen=True)
+class MirrorAscent:
+    """One assembly of Algorithm 1's parts (see the module docstring).
+
+    ``project(theta, alpha)`` maps the mirror image ``theta`` to ``x_{t+1} in K`` (``alpha``
+    is the l1 factor, used by SparseBoost only); ``step(t, gamma_t, ||x_t||_1)`` gives
+    ``eta_t``; ``penalty(eta_t, gamma_t, ||x_t||_1)`` gives ``alpha_t``; with ``normalize``
+    the weak learner gets ``x_t / ||x_t||_1`` (the second projection onto the simplex of
+    SparseBoost and MadaBoost), else ``x_t`` itself.
+    """
+
+    regularizer: str
+    update: str
+    project: Callable[[np.ndarray, float], np.ndarray]
+    step: Callable[[int, float, float], float]
+    x1: np.ndarray
+    penalty: Callable[[float, float, float], float] = _no_penalty
+    normalize: bool = False
+
+
+@dataclass
+class MABoostResult:
+    """What a run produces: ``f = sum_t coefs[t] hypotheses[t]``."""
+
+    hypotheses: list
+    coefs: np.ndarray
+    distribution: np.ndarray  # w_{T+1}, the distribution after the last update
+    margins: np.ndarray  # y_i f(x_i) / sum_t eta_t on the training sample
+    n_iter: int
+    status: str  # 'max_iter' | 'no_edge' | 'zero_weights'
+    history: dict = field(default_factory=dict)
+    distributions: np.ndarray | None = None  # (T, m): w_t of every round, if kept
+
+
+def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: int,
+                        keep_distributions: bool = False) -> MABoostResult:
+    """Run Algorithm 1 of 002 with ``parts`` for at most ``max_iter`` weak-learner calls.
+
+    Stops early when the weak learner returns an edge ``<= 0`` ('no_edge': nothing to add)
+    or when SparseBoost's weights all vanish ('zero_weights'). An edge of 1 does not stop it:
+    with l2 the examples of weight 0 may still be misclassified.
+    """
+    start = time.perf_counter()
+    y = np.asarray(y, dtype=np.float64)
+    x = parts.x1.copy()
+    theta = mirror_map(parts.regularizer, x)  # the lazy update's accumulator
+    margins = np.zeros(y.shape[0])  # sum_s eta_s u_s
+    total = 0.0
+    rows = {c: [] for c in HISTORY_COLUMNS}
+    hypotheses, coefs, kept = [], [], []
+    status = "max_iter"
+    for t in range(1, max_iter + 1):
+        mass = float(x.sum())
+        w = x / mass if parts.normalize else x
+        h, hx = oracle(w)
+        u = y * np.asarray(hx, dtype=np.float64)
+        edge = float(w @ u)
+        if not edge > 0.0:
+            status = "no_edge"
+            break
+        eta = float(parts.step(t, edge, mass))
+        alpha = float(parts.penalty(eta, edge, mass))
+        base = mirror_map(parts.regularizer, x) if parts.update == "active" else theta
+        theta = base - eta * u
+        x = parts.project(theta, alpha)
+        hypotheses.append(h)
+        coefs.append(eta)
+        margins += eta * u
+        total += eta
+        if keep_distributions:
+            kept.append(w)
+        positive = w[w > 0]
+        wrong = np.where(y > 0, margins <= 0, margins < 0)  # sign(0) predicts the negative class
+        for key, value in (("round", t), ("edge", edge), ("step", eta), ("penalty", alpha),
+                           ("mass", mass), ("train_error", wrong.mean()),
+                           ("min_margin", margins.min() / total),
+                           ("entropy", -float(positive @ np.log(positive))), ("max_weight", w.max()),
+                           ("n_zero", w.shape[0] - positive.shape[0]),
+                           ("time", time.perf_counter() - start)):
+            rows[key].append(value)
+        if not x.sum() > 0.0:
+            status = "zero_weights"
+            break
+    history = {k: np.asarray(v, dtype=np.int64 if k in ("round", "n_zero") else np.float64)
+               for k, v in rows.items()}
+    mass = x.sum()
+    final = x / mass if parts.normalize and mass > 0 else x
+    return MABoostResult(
+        hypotheses=hypotheses,
+        coefs=np.asarray(coefs, dtype=np.float64),
+        distribution=final,
+        margins=margins / total if total > 0 else margins,
+        n_iter=len(hypotheses),
+        status=status,
+        history=history,
+        distributions=np.asarray(kept).reshape(len(kept), y.shape[0]) if keep_distributions else None,
+    )
+
+
+# ----------------------------------------------------------------------------- assemblies
+def _simplex_projection(regularizer: str, nu: float | None = None, caps: np.ndarray | None = None):
+    """``theta -> P_S(theta)`` for S = simplex, ``P(m, nu)`` or the per-example-capped simplex."""
+    entropy = regularizer == "entropy"
+    if caps is not None:
+        fn = (bregman.kl_box_capped_simplex_projection if entropy
+              else bregman.euclidean_box_capped_simplex_projection)
+        return lambda theta, alpha: fn(theta, caps)
+    if nu is not None:
+        fn = bregman.kl_capped_simplex_projection if entropy else bregman.euclidean_capped_simplex_projection
+        return lambda theta, alpha: fn(theta, nu)
+    fn = bregman.kl_simplex_projection if entropy else bregman.euclidean_simplex_projection
+    return lambda theta, alpha: fn(theta)
+
+
+def secondary_caps(secondary: np.ndarray, smoothness: float) -> np.ndarray:
+    """Caps of the combined-datasets set ``K = {w in simplex : w_i <= 1/(lambda m_B), i in B}``.
+
+    ``B`` is the secondary subset (boolean mask), ``m_B = |B|``. The comparator uniform over
+    the mistakes of ``f`` on ``B`` lies in ``K`` while their fraction is ``eps_B >= lambda``,
+    so Theorem 1 holds for it until the error on ``B`` is below ``lambda``; the primary set
+    is uncapped (its error tends to 0) (002 section 3.2, supplement eq. 26). Cap 1 = none.
+    """
+    n_secondary = int(secondary.sum())
+    cap = 1.0 / (smoothness * n_secondary) if n_secondary else 1.0
+    return np.where(secondary, min(cap, 1.0), 1.0)
+
+
+def maboost(m: int, regularizer: str = "entropy", update: str = "active", variant: str = "normal",
+            smoothness: float = 0.1, secondary: np.ndarray | None = None, sparsity: float = 0.5,
+            learning_rate: float = 1.0) -> MirrorAscent:
+    """The parts of one MABoost variant on ``m`` examples.
+
+    * 'normal':    K = simplex, ``eta_t = gamma_t / L`` (Theorem 1).
+    * 'maxmargin': K = simplex, ``eta_t = gamma_t / (L sqrt t)`` (Theorem 2).
+    * 'smooth':    K = ``{w in simplex : w_i <= 1/(lambda m)}`` = ``P(m, nu)``, ``nu = lambda m``
+                   (smooth-MABoost, 002 section 3.1; Theorem 1 holds while ``eps >= lambda``).
+    * 'combined':  K = simplex with ``w_i <= 1/(lambda m_B)`` on the secondary mask only
+                   (002 section 3.2, :func:`secondary_caps`).
+    * 'sparse':    SparseBoost (002 Algorithm 2; l2, active only): on ``z in R_+^m``,
+                   ``z_{t+1} = max(0, z_t - eta_t u_t - alpha_t)`` (eq. 29), ``w_t = z_t /
+                   ||z_t||_1``, ``eta_t = ||z_t||_1 gamma_t / m``, ``alpha_t`` =
+                   :class:`SparsePenalty` with ``c = sparsity``. Regret bound as above with
+                   ``e`` in the orthant gives ``eps <= 1/(1 + (1-c) sum_t ||z_t||_1^2 gamma_t^2)``
+                   (our reading of 002 eq. 16 / eq. 37).
+
+    ``smoothness`` is ``lambda`` in (0, 1]; ``secondary`` a boolean mask of length ``m``.
+    """
+    if regularizer not in REGULARIZERS:
+        raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {regularizer!r}")
+    if update not in UPDATES:
+        raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if not 0.0 < smoothness <= 1.0:
+        raise ValueError(f"smoothness must lie in (0, 1], got {smoothness!r}")
+    if not 0.0 <= sparsity < 1.0:
+        raise ValueError(f"sparsity must lie in [0, 1), got {sparsity!r}")
+    if not learning_rate > 0.0:
+        raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    L = 1.0 if regularizer == "entropy" else float(m)
+    uniform = np.full(m, 1.0 / m)
+    step = EdgeStep(L, learning_rate)
+    if variant == "sparse":
+        if regularizer != "l2":
+            raise ValueError("regularizer must be 'l2' for variant='sparse' (SparseBoost, 002 Algorithm 2, "
+                             f"is defined for the squared l2 regulariser); got regularizer={regularizer!r}")
+        if update != "active":
+            raise ValueError("update must be 'active' for variant='sparse' (SparseBoost is a composite "
+                             f"active update); got update={update!r}")
+        return MirrorAscent(regularizer, update, bregman.orthant_l1_projection, step, uniform,
+                            penalty=SparsePenalty(sparsity), normalize=True)
+    if variant == "combined":
+        if secondary is None:
+            raise ValueError("secondary_mask is required for variant='combined'")
+        project = _simplex_projection(regularizer, caps=secondary_caps(secondary, smoothness))
+    elif variant == "smooth":
+        project = _simplex_projection(regularizer, nu=max(smoothness * m, 1.0))
+    else:
+        project = _simplex_projection(regularizer)
+    if variant == "maxmargin":
+        step = MaxMarginStep(L, learning_rate)
+    return MirrorAscent(regularizer, update, project, step, uniform)
+
+
+def madaboost(m: int, step: str = "paper", learning_rate: float = 1.0) -> MirrorAscent:
+    """MadaBoost as double-projection LAMABoost (002 Algorithm 3).
+
+    Lazy entropy update on ``K1 = [0, 1]^m`` from ``x_1 = 1`` (``theta_1 = 0``), then the
+    second projection onto the simplex (:func:`.bregman.double_projection`)::
+
+        theta_{t+1} = theta_t - eta_t u_t,   x_{t+1} = min(1, exp(theta_{t+1})),
+        w_{t+1} = x_{t+1} / ||x_{t+1}||_1,
+
+    i.e. Domingo and Watanabe's weights ``min(1, exp(-sum_s eta_s u_s))`` normalised.
+    ``step='paper'``: ``eta_t = gamma_t ||x_t||_1 / m`` (R is 1/m-strongly convex w.r.t. l1
+    on K1, so ``L = m``; Theorem 5: ``O(1/(eps^2 gamma^2))`` rounds, from
+    ``sum_t (eta_t ||x_t|| gamma_t - eta_t^2 m / 2) <= m (1 - eps)`` and ``||x_t||_1 >= m eps``,
+    002 eqs. 48-50); ``step='adaboost'``: the original MadaBoost coefficient
+    ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``.
+    """
+    if step not in MADABOOST_STEPS:
+        raise ValueError(f"step must be one of {MADABOOST_STEPS}, got {step!r}")
+    if not learning_rate > 0.0:
+        raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    rule = EdgeStep(float(m), learning_rate) if step == "paper" else AdaBoostStep(learning_rate)
+    return MirrorAscent("entropy", "lazy", lambda theta, alpha: bregman.kl_hypercube_projection(theta, 1.0),
+                        rule, np.ones(m), normalize=True)
+
+
+__all__ = [
+    "AdaBoostStep",
+    "EdgeStep",
+    "HISTORY_COLUMNS",
+    "MABoostResult",
+    "MaxMarginStep",
+    "MirrorAscent",
+    "SparsePenalty",
+    "VARIANTS",
+    "maboost",
+    "madaboost",
+    "mirror_ascent_boost",
+    "secondary_caps",
+]

@@ -1,0 +1,340 @@
+"""MABoost and its variants (paper 002), checked against what cannot lie: independent plain
+re-implementations (AdaBoost, SparseBoost, MadaBoost) sharing only the weak learner, exact
+membership of every distribution in its set, and the paper's bounds evaluated on the edges
+and steps recorded along real runs."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from marginboost.bregman import kl_simplex_projection
+from marginboost.maboost import (
+    HISTORY_COLUMNS,
+    AdaBoostStep,
+    MirrorAscent,
+    maboost,
+    madaboost,
+    mirror_ascent_boost,
+)
+from marginboost.maboost_estimators import MABoostClassifier, MadaBoostClassifier
+from marginboost.weak_learners import DecisionStump
+
+SIMPLEX_VARIANTS = [(r, u, v) for r in ("entropy", "l2") for u in ("active", "lazy")
+                    for v in ("normal", "maxmargin", "smooth", "combined")]
+
+
+@pytest.fixture(scope="module")
+def noisy():
+    """150 examples with 10% flipped labels: the training error stays positive for a while."""
+    X, y = make_classification(n_samples=150, n_features=5, n_informative=3, n_redundant=0,
+                               flip_y=0.1, random_state=3)
+    y = np.where(y == 1, 1.0, -1.0)
+    return X, y, DecisionStump().prepare(X, y)
+
+
+def _margin_matrix(result, X, y):
+    return np.column_stack([y * h.predict(X) for h in result.hypotheses])
+
+
+def _errors(U, coefs, y):
+    """Training error of sign(f_t) after every round t (ties predicted negative), shape (T,)."""
+    F = np.cumsum(U * coefs, axis=1)
+    wrong = np.where(y[:, None] > 0, F <= 0, F < 0)
+    return wrong.mean(axis=0)
+
+
+# ------------------------------------------------------------- membership and bookkeeping
+@pytest.mark.parametrize("regularizer,update,variant", SIMPLEX_VARIANTS)
+def test_distributions_stay_in_their_set(noisy, regularizer, update, variant):
+    X, y, oracle = noisy
+    m = y.shape[0]
+    mask = np.arange(m) % 3 == 0
+    lam = 0.3 if variant == "smooth" else 1.0  # caps 1/45 and 1/50 = 3x uniform: both bind
+    parts = maboost(m, regularizer, update, variant, smoothness=lam, secondary=mask)
+    res = mirror_ascent_boost(oracle, y, parts, 60, keep_distributions=True)
+    W = res.distributions
+    assert W.shape == (60, m)
+    assert np.all(W >= 0.0) and np.all(np.abs(W.sum(axis=1) - 1.0) <= 1e-12)
+    if variant == "smooth":
+        assert np.all(W <= 1.0 / (lam * m) + 1e-12)
+        assert np.any(W >= 1.0 / (lam * m) - 1e-15)  # the cap binds: the test is not vacuous
+    if variant == "combined":
+        cap = 1.0 / (lam * mask.sum())
+        assert np.all(W[:, mask] <= cap + 1e-12) and np.any(W[:, mask] >= cap - 1e-15)
+    # history matches the run, column by column
+    H = res.history
+    assert tuple(H) == HISTORY_COLUMNS and all(len(v) == 60 for v in H.values())
+    U = _margin_matrix(res, X, y)
+    np.testing.assert_allclose(H["edge"], np.einsum("tm,mt->t", W, U), atol=1e-14)
+    np.testing.assert_array_equal(H["train_error"], _errors(U, res.coefs, y))
+    np.testing.assert_allclose(H["max_weight"], W.max(axis=1))
+    np.testing.assert_array_equal(H["n_zero"], (W == 0).sum(axis=1))
+    assert np.all(H["entropy"] <= np.log(m) + 1e-12)
+
+
+def test_lazy_differs_from_active_for_l2_and_coincides_for_entropy(noisy):
+    X, y, oracle = noisy
+    m = y.shape[0]
+    runs = {(r, u): mirror_ascent_boost(oracle, y, maboost(m, r, u), 30, keep_distributions=True)
+            for r in ("entropy", "l2") for u in ("active", "lazy")}
+    # on the simplex the KL projection is a normalisation, which commutes with the update
+    np.testing.assert_allclose(runs["entropy", "active"].distributions, runs["entropy", "lazy"].distributions,
+                               atol=1e-12)
+    assert np.abs(runs["l2", "active"].distributions - runs["l2", "lazy"].distributions).max() > 1e-3
+
+
+# -------------------------------------------------------------------- AdaBoost equivalence
+def _adaboost_reference(oracle, y, rounds, coefficient):
+    """Plain AdaBoost: w <- w exp(-alpha y h) / Z; ``coefficient(w, correct) -> alpha``."""
+    w = np.full(y.shape[0], 1.0 / y.shape[0])
+    ws, alphas = [], []
+    for _ in range(rounds):
+        ws.append(w)
+        h, hx = oracle(w)
+        correct = hx == y
+        alpha = coefficient(w, correct)
+        w = w * np.exp(np.where(correct, -alpha, alpha))
+        w = w / w.sum()
+        alphas.append(alpha)
+    return np.array(ws), np.array(alphas)
+
+
+@pytest.mark.parametrize("update", ["active", "lazy"])
+def test_entropy_maboost_is_adaboost_with_eta_equal_edge(noisy, update):
+    """002, after eq. 15: with the entropy and the simplex MABoost is AdaBoost with eta_t = gamma_t."""
+    X, y, oracle = noisy
+    res = mirror_ascent_boost(oracle, y, maboost(y.shape[0], "entropy", update), 80, keep_distributions=True)
+    ws, alphas = _adaboost_reference(oracle, y, 80, lambda w, ok: w[ok].sum() - w[~ok].sum())
+    np.testing.assert_allclose(res.distributions, ws, atol=1e-10, rtol=0)
+    np.testing.assert_allclose(res.coefs, alphas, atol=1e-10)
+
+
+def test_entropy_framework_with_adaboost_step_is_adaboost(noisy):
+    X, y, oracle = noisy
+    m = y.shape[0]
+    parts = MirrorAscent("entropy", "active", lambda theta, alpha: kl_simplex_projection(theta), AdaBoostStep(),
+                         np.full(m, 1.0 / m))
+    res = mirror_ascent_boost(oracle, y, parts, 80, keep_distributions=True)
+
+    def classic(w, ok):
+        err = w[~ok].sum()
+        return 0.5 * np.log((1 - err) / err)
+
+    ws, alphas = _adaboost_reference(oracle, y, 80, classic)
+    np.testing.assert_allclose(res.distributions, ws, atol=1e-10, rtol=0)
+    np.testing.assert_allclose(res.coefs, alphas, rtol=1e-10)
+
+
+# ------------------------------------------------------------------------ paper's bounds
+@pytest.mark.parametrize("regularizer", ["entropy", "l2"])
+@pytest.mark.parametrize("update", ["active", "lazy"])
+def test_theorem1_training_error_bound_along_the_run(noisy, regularizer, update):
+    """eps_t <= exp(-sum gamma^2 / 2) (entropy, eq. 9) or 1 / (1 + sum gamma^2) (l2, eq. 8), every round."""
+    X, y, oracle = noisy
+    res = mirror_ascent_boost(oracle, y, maboost(y.shape[0], regularizer, update), 150)
+    s = np.cumsum(res.history["edge"] ** 2)
+    bound = np.exp(-s / 2) if regularizer == "entropy" else 1.0 / (1.0 + s)
+    assert np.all(res.history["train_error"] <= bound + 1e-12)
+    assert res.history["train_error"][-1] < res.history["train_error"][0]
+
+
+@pytest.mark.parametrize("regularizer", ["entropy", "l2"])
+@pytest.mark.parametrize("update", ["active", "lazy"])
+def test_regret_inequality_against_the_error_comparator(noisy, regularizer, update):
+    """002 eqs. 13/18 with e uniform on the mistakes at round T, smooth set: e in K while eps_T >= lambda."""
+    X, y, oracle = noisy
+    m, lam = y.shape[0], 0.02
+    res = mirror_ascent_boost(oracle, y, maboost(m, regularizer, update, "smooth", smoothness=lam), 120,
+                              keep_distributions=True)
+    U = _margin_matrix(res, X, y)
+    eta, W = res.coefs, res.distributions
+    errors = _errors(U, eta, y)
+    L2 = 1.0 if regularizer == "entropy" else (U ** 2).sum(axis=0)  # ||u_t||_*^2 (l_inf or l2)
+    checked = 0
+    for T in range(1, len(eta) + 1):
+        F = U[:, :T] @ eta[:T]
+        wrong = np.where(y > 0, F <= 0, F < 0)
+        eps = errors[T - 1]
+        if eps < lam:
+            continue
+        e = wrong / wrong.sum()
+        lhs = np.sum(eta[:T] * (np.einsum("tm,mt->t", W[:T], U[:, :T]) - e @ U[:, :T]))
+        div = np.log(1 / eps) if regularizer == "entropy" else 0.5 * (1 / (m * eps) - 1 / m)
+        rhs = div + np.sum(eta[:T] ** 2 * (L2 if np.ndim(L2) == 0 else L2[:T])) / 2
+        assert lhs <= rhs + 1e-10
+        checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("regularizer", ["entropy", "l2"])
+def test_theorem2_max_margin_inequality(noisy, regularizer):
+    """002 eq. 19 with e = the worst-margin vertex:
+    rho_T sum eta >= sum eta gamma - B(e_n, x_1) - sum eta^2 ||u||^2 / 2."""
+    X, y, oracle = noisy
+    X, y = X[y * X[:, 0] > -0.5], y[y * X[:, 0] > -0.5]  # separable enough for a positive max margin
+    m = y.shape[0]
+    oracle = DecisionStump().prepare(X, y)
+    res = mirror_ascent_boost(oracle, y, maboost(m, regularizer, "active", "maxmargin"), 300)
+    U = _margin_matrix(res, X, y)
+    eta, gamma = res.coefs, res.history["edge"]
+    div = np.log(m) if regularizer == "entropy" else 0.5 * (1 - 1 / m)
+    sq = 1.0 if regularizer == "entropy" else (U ** 2).sum(axis=0)
+    rho_unnormalised = np.min(np.cumsum(U * eta, axis=1), axis=0)
+    lower = np.cumsum(eta * gamma) - div - np.cumsum(eta ** 2 * sq) / 2
+    assert np.all(rho_unnormalised >= lower - 1e-10)
+    np.testing.assert_allclose(res.history["min_margin"], rho_unnormalised / np.cumsum(eta))
+    assert res.history["min_margin"][-1] > 0
+
+
+def test_combined_datasets_bounds_and_caps(noisy):
+    """eps_A <= (m / m_A) exp(-sum gamma^2 / 2); eps_B the same while eps_B >= lambda (002 section 3.2)."""
+    X, y, oracle = noisy
+    m, lam = y.shape[0], 0.05
+    secondary = np.arange(m) >= 100
+    res = mirror_ascent_boost(oracle, y, maboost(m, "entropy", "active", "combined", smoothness=lam,
+                                                 secondary=secondary), 150, keep_distributions=True)
+    U = _margin_matrix(res, X, y)
+    F = np.cumsum(U * res.coefs, axis=1)
+    wrong = np.where(y[:, None] > 0, F <= 0, F < 0)
+    decay = np.exp(-np.cumsum(res.history["edge"] ** 2) / 2)
+    eps_a, eps_b = wrong[~secondary].mean(axis=0), wrong[secondary].mean(axis=0)
+    assert np.all(eps_a <= m / (~secondary).sum() * decay + 1e-12)
+    assert np.all((eps_b < lam) | (eps_b <= m / secondary.sum() * decay + 1e-12))
+    assert np.all(res.distributions[:, secondary] <= 1 / (lam * secondary.sum()) + 1e-12)
+
+
+def test_smooth_never_exceeds_its_cap_and_bound_holds_to_lambda(noisy):
+    X, y, oracle = noisy
+    m, lam = y.shape[0], 0.1
+    for regularizer in ("entropy", "l2"):
+        res = mirror_ascent_boost(oracle, y, maboost(m, regularizer, "active", "smooth", smoothness=lam), 150)
+        H = res.history
+        assert np.all(H["max_weight"] <= 1 / (lam * m) + 1e-12)
+        s = np.cumsum(H["edge"] ** 2)
+        bound = np.exp(-s / 2) if regularizer == "entropy" else 1 / (1 + s)
+        assert np.all((H["train_error"] < lam) | (H["train_error"] <= bound + 1e-12))
+
+
+# ----------------------------------------------------------------- SparseBoost, MadaBoost
+@pytest.mark.parametrize("c", [0.0, 0.5])
+def test_sparseboost_matches_plain_algorithm2_has_zeros_and_bound(noisy, c):
+    X, y, oracle = noisy
+    m = y.shape[0]
+    res = mirror_ascent_boost(oracle, y, maboost(m, "l2", "active", "sparse", sparsity=c), 100,
+                              keep_distributions=True)
+    # Algorithm 2 written out: z <- max(0, z - eta u - alpha), w = z / ||z||_1
+    z = np.full(m, 1.0 / m)
+    bound_sum, errors = 0.0, res.history["train_error"]
+    for t, h in enumerate(res.hypotheses):
+        w = z / z.sum()
+        np.testing.assert_allclose(res.distributions[t], w, atol=1e-12, rtol=0)
+        u = y * h.predict(X)
+        gamma = w @ u
+        eta = z.sum() * gamma / m
+        alpha = c * eta * gamma * z.sum() / 2
+        assert res.coefs[t] == pytest.approx(eta, rel=1e-12) and res.history["penalty"][t] == pytest.approx(alpha)
+        bound_sum += (1 - c) * z.sum() ** 2 * gamma ** 2
+        assert errors[t] <= 1 / (1 + bound_sum) + 1e-12  # our reading of 002 eq. 16 / 37
+        z = np.maximum(z - eta * u - alpha, 0.0)
+    assert res.history["n_zero"].max() > m // 4
+    assert np.all(np.abs(res.distributions.sum(axis=1) - 1) <= 1e-12)
+
+
+@pytest.mark.parametrize("step", ["paper", "adaboost"])
+def test_madaboost_matches_domingo_watanabe_weights_and_theorem5(noisy, step):
+    X, y, oracle = noisy
+    m = y.shape[0]
+    res = mirror_ascent_boost(oracle, y, madaboost(m, step), 100, keep_distributions=True)
+    U = _margin_matrix(res, X, y)
+    F = np.zeros(m)
+    for t in range(res.n_iter):
+        capped = np.minimum(1.0, np.exp(-F))  # MadaBoost: weights capped at their initial value
+        np.testing.assert_allclose(res.distributions[t], capped / capped.sum(), atol=1e-12, rtol=0)
+        assert res.history["mass"][t] == pytest.approx(capped.sum(), rel=1e-12)
+        F += res.coefs[t] * U[:, t]
+    H = res.history
+    errors = H["train_error"]
+    # Lemma 6: ||x_t||_1 >= m eps_{t-1}
+    assert np.all(H["mass"][1:] >= m * errors[:-1] - 1e-9)
+    # eq. 48 with e = indicator of the mistakes (in [0,1]^m): R(e) - R(x_1) = m (1 - eps), sigma = 1/m
+    progress = np.cumsum(H["step"] * H["mass"] * H["edge"] - H["step"] ** 2 * m / 2)
+    assert np.all(progress <= m * (1 - errors) + 1e-9)
+
+
+# ------------------------------------------------------------------------------ estimators
+@parametrize_with_checks([MABoostClassifier(),
+                          MABoostClassifier(regularizer="l2", update="lazy", variant="smooth"),
+                          MABoostClassifier(regularizer="l2", variant="sparse", weak_learner="stump"),
+                          MadaBoostClassifier()])
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_estimator_attributes_staged_and_combined(noisy):
+    X, y, _ = noisy
+    labels = np.where(y > 0, "pos", "neg")
+    est = MABoostClassifier(regularizer="l2", variant="combined", smoothness=0.2, weak_learner="stump",
+                            max_iter=40)
+    mask = np.arange(150) >= 100
+    est.fit(X, labels, secondary_mask=mask)
+    same = MABoostClassifier(**est.get_params()).fit(X, labels, secondary_mask=np.arange(100, 150))
+    np.testing.assert_array_equal(est.coef_, same.coef_)
+    assert set(est.history_) == set(HISTORY_COLUMNS) and est.n_iter_ == 40 == len(est.coef_)
+    score = est.decision_function(X)
+    assert np.all(np.abs(score) <= 1 + 1e-12)
+    staged = list(est.staged_predict(X))
+    np.testing.assert_array_equal(staged[-1], est.predict(X))
+    errors = [np.mean(p != labels) for p in staged]
+    np.testing.assert_allclose(errors, est.history_["train_error"])
+    assert est.margin_ == pytest.approx(est.history_["min_margin"][-1])
+    assert np.all(est.distribution_[mask] <= 1 / (0.2 * 50) + 1e-12)
+
+
+X_OK, Y_OK = make_classification(n_samples=30, n_features=3, n_informative=2, n_redundant=0, random_state=1)
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"smoothness": 0.0}, r"'smoothness' parameter.*range \(0\.0, 1\.0\]"),
+        ({"smoothness": 1.5}, r"'smoothness' parameter.*range \(0\.0, 1\.0\]"),
+        ({"sparsity": 1.0}, r"'sparsity' parameter.*range \[0\.0, 1\.0\)"),
+        ({"sparsity": -0.1}, r"'sparsity' parameter.*range"),
+        ({"regularizer": "kl"}, r"'regularizer' parameter.*'entropy'"),
+        ({"update": "eager"}, r"'update' parameter.*'active'"),
+        ({"variant": "dense"}, r"'variant' parameter.*'normal'"),
+        ({"learning_rate": 0.0}, r"'learning_rate' parameter.*range"),
+        ({"max_iter": 0}, r"'max_iter' parameter"),
+        ({"variant": "sparse"}, r"regularizer must be 'l2' for variant='sparse'"),
+        ({"variant": "sparse", "regularizer": "l2", "update": "lazy"}, r"update must be 'active'"),
+        ({"variant": "combined"}, r"secondary_mask is required"),
+    ],
+)
+def test_bad_parameters_name_the_parameter_and_range(params, match):
+    with pytest.raises(ValueError, match=match):
+        MABoostClassifier(**params).fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize(
+    "mask,match",
+    [
+        (np.ones(29, dtype=bool), r"secondary_mask must have one entry per example \(30\)"),
+        (np.ones(30) * 0.5, r"secondary_mask must be a boolean mask or integer indices"),
+        (np.array([0, 30]), r"secondary_mask indices must be distinct and lie in \[0, 30\)"),
+        (np.array([1, 1]), r"secondary_mask indices must be distinct"),
+        (np.ones((30, 1), dtype=bool), r"secondary_mask must be 1-dimensional"),
+    ],
+)
+def test_bad_secondary_mask(mask, match):
+    with pytest.raises(ValueError, match=match):
+        MABoostClassifier(variant="combined").fit(X_OK, Y_OK, secondary_mask=mask)
+
+
+def test_mask_with_other_variant_and_bad_madaboost_step_and_classes():
+    with pytest.raises(ValueError, match="secondary_mask is only used by variant='combined'"):
+        MABoostClassifier().fit(X_OK, Y_OK, secondary_mask=np.zeros(30, dtype=bool))
+    with pytest.raises(ValueError, match=r"'step' parameter.*'paper'"):
+        MadaBoostClassifier(step="newton").fit(X_OK, Y_OK)
+    for cls in (MABoostClassifier, MadaBoostClassifier):
+        with pytest.raises(ValueError, match="Only binary classification.*3 classes"):
+            cls().fit(X_OK, np.arange(30) % 3)
