@@ -10,6 +10,12 @@ capped simplex ``P(m, nu) = {d in [0, 1/nu]^m : sum d = 1}``, soft margin
 ``min_{d in P(m, nu)} d @ U @ w``, smoothing strength ``eta = 2 ln(m/nu)/eps``.
 """
 from .booster import BoostResult, boost
+from .classic_estimators import (
+    AdaBoostVClassifier,
+    SmoothBoostClassifier,
+    SoftBoostClassifier,
+    TotalBoostClassifier,
+)
 from .estimators import (
     CERLPBoostClassifier,
     ERLPBoostClassifier,
@@ -24,6 +30,7 @@ from .restricted_lp import SolverError
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaBoostVClassifier",
     "BoostResult",
     "CERLPBoostClassifier",
     "ERLPBoostClassifier",
@@ -34,7 +41,10 @@ __all__ = [
     "MadaBoostClassifier",
     "MLPBoostClassifier",
     "SoftMarginBoostClassifier",
+    "SmoothBoostClassifier",
+    "SoftBoostClassifier",
     "SolverError",
+    "TotalBoostClassifier",
     "boost",
     "__version__",
 ]

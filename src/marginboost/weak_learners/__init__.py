@@ -13,6 +13,7 @@ from .base import EdgeOracle, Hypothesis, WeakLearner
 from .sklearn_adapter import SklearnWeakLearner
 from .stumps import DecisionStump, Stump
 from .trees import DecisionTree, EdgeTree
+from .naive_bayes import GaussianNaiveBayes
 from .regression import LeastSquaresStump, LeastSquaresTree, RegressionLearner, SklearnRegressionLearner
 
 from .worst_case import TableHypothesis, WorstCaseLearner, make_lpboost_worst_case
@@ -22,6 +23,7 @@ __all__ = [
     "DecisionTree",
     "EdgeOracle",
     "EdgeTree",
+    "GaussianNaiveBayes",
     "Hypothesis",
     "LeastSquaresStump",
     "LeastSquaresTree",

@@ -1,0 +1,187 @@
+"""TotalBoost, SoftBoost, AdaBoost*_nu and SmoothBoost against exact references and the papers' bounds.
+
+References: the exact soft/hard-margin LP over *all* decision stumps on small real data
+(``tests/reference.py``, HiGHS, primal and dual checked against each other), cvxpy + Clarabel
+for the entropy projections, and the inequalities of each paper's analysis evaluated on the
+recorded run.
+"""
+import math
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets
+
+from marginboost.classic import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
+from marginboost.objectives import soft_margin
+from marginboost.softboost import iteration_bound, softboost
+from marginboost.weak_learners import DecisionStump
+
+DATA = small_real_datasets()
+IDS = [name for name, _, _ in DATA]
+
+
+class RecordingOracle:
+    """The exact stump oracle, remembering every distribution it was asked with and its answer."""
+
+    def __init__(self, X, y):
+        self._oracle = DecisionStump().prepare(X, y)
+        self._y = y
+        self.asked, self.columns = [], []
+
+    def __call__(self, d):
+        self.asked.append(np.array(d, copy=True))
+        h, pred = self._oracle(d)
+        self.columns.append(self._y * pred)
+        return h, pred
+
+
+@pytest.fixture(scope="module")
+def optima():
+    """Exact optimal hard (nu = 1) and soft margins over all stumps, per dataset."""
+    out = {}
+    for name, X, y in DATA:
+        U = all_stump_margins(X, y)
+        m = y.shape[0]
+        out[name] = {nu: exact_soft_margin_lp(U, nu)[0] for nu in (1.0, 0.1 * m, 0.3 * m)}
+    return out
+
+
+# ------------------------------------------------------------------ TotalBoost / SoftBoost
+@pytest.mark.parametrize("data", DATA, ids=IDS)
+@pytest.mark.parametrize("nu_fraction", [None, 0.1, 0.3])  # None: TotalBoost (nu = 1)
+@pytest.mark.parametrize("delta", [0.1, 0.02])
+def test_totalboost_and_softboost_reach_the_exact_optimum(data, nu_fraction, delta, optima):
+    name, X, y = data
+    m = y.shape[0]
+    nu = 1.0 if nu_fraction is None else nu_fraction * m
+    oracle = RecordingOracle(X, y)
+    res = softboost(oracle, y, nu, delta, max_iter=10_000)
+    assert res.status == "converged"
+    assert res.n_iter <= iteration_bound(m, nu, delta)
+    opt = optima[name][nu]
+    U = np.column_stack(oracle.columns)
+    # The final weights are on the simplex and their soft margin is within delta of the optimum
+    # over all stumps (and, being a combination of stumps, never above it).
+    assert res.weights.min() >= 0.0 and res.weights.sum() == pytest.approx(1.0)
+    q = np.column_stack([y * h.predict(X) for h in res.hypotheses]) @ res.weights
+    assert res.soft_margin == pytest.approx(soft_margin(q, nu), abs=1e-12)
+    assert opt - delta - 1e-7 <= res.soft_margin <= opt + 1e-7
+    # The stopping rule: soft margin >= min edge - delta.
+    assert res.soft_margin >= res.history["best_edge"][-1] - delta - 1e-7
+    # Every distribution asked lies in P(m, nu): a missing cap (miniboosts' SoftBoost LP) fails here.
+    for d in oracle.asked:
+        assert d.min() >= 0.0 and d.sum() == pytest.approx(1.0) and d.max() <= 1.0 / nu + 1e-12
+    # gamma_t = d^{t-1} @ u_t and gamma_hat_t = min_{q <= t} gamma_q - delta.
+    H = res.history
+    np.testing.assert_allclose(H["edge"], [d @ u for d, u in zip(oracle.asked, oracle.columns)], atol=1e-15)
+    np.testing.assert_array_equal(H["target"], np.minimum.accumulate(H["edge"]) - delta)
+    # d^t satisfies every edge row seen so far: d^t @ u_q <= gamma_hat_t.
+    for t in range(1, res.n_iter):
+        assert (oracle.asked[t] @ U[:, : t]).max() <= H["target"][t - 1] + 1e-8
+    # The iteration bound's step: each projection raises Delta(d^t, uniform) by >= delta^2 / 2,
+    # and Delta stays <= ln(m/nu).
+    entropy = np.r_[0.0, H["entropy"][:-1]]
+    assert np.all(np.diff(entropy) >= delta**2 / 2 - 1e-9)
+    assert entropy[-1] <= math.log(m / nu) + 1e-9
+
+
+def test_soft_and_hard_optima_differ_on_the_test_data(optima):
+    """Power check: a booster that ignored the cap (hard margin) would fail the test above."""
+    gaps = [optima[name][0.3 * y.shape[0]] - optima[name][1.0] for name, _, y in DATA]
+    assert max(gaps) > 0.1
+
+
+@pytest.mark.parametrize("nu_fraction", [None, 0.2])
+def test_softboost_sends_the_exact_entropy_projections(nu_fraction):
+    """Each distribution handed to the weak learner is cvxpy's projection for that round."""
+    name, X, y = DATA[3]
+    m = y.shape[0]
+    nu = 1.0 if nu_fraction is None else nu_fraction * m
+    oracle = RecordingOracle(X, y)
+    res = softboost(oracle, y, nu, 0.05, max_iter=10_000)
+    U = np.column_stack(oracle.columns)
+    checked = sorted({1, 2, res.n_iter // 2, res.n_iter - 1} - {0})
+    for t in checked:
+        d = cp.Variable(m)
+        prob = cp.Problem(cp.Minimize(-cp.sum(cp.entr(d))),
+                          [U[:, :t].T @ d <= res.history["target"][t - 1], cp.sum(d) == 1, d >= 0, d <= 1 / nu])
+        prob.solve(solver=cp.CLARABEL)
+        assert prob.status == cp.OPTIMAL
+        np.testing.assert_allclose(oracle.asked[t], np.clip(d.value, 0, None), atol=5e-5)
+
+
+def test_nu_equal_m_stops_at_once_with_the_best_mean_margin():
+    """With nu = m the soft margin is the mean margin: the first (edge-maximising) stump is optimal."""
+    name, X, y = DATA[0]
+    res = softboost(DecisionStump().prepare(X, y), y, float(y.shape[0]), 0.01, max_iter=100)
+    best = (all_stump_margins(X, y).mean(axis=0)).max()
+    assert res.n_iter == 1 and res.soft_margin == pytest.approx(best)
+
+
+# ------------------------------------------------------------------ AdaBoost*_nu
+def binary_kl(p, q):
+    return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+
+
+@pytest.mark.parametrize("data", DATA, ids=IDS)
+@pytest.mark.parametrize("eps", [0.2, 0.1])
+def test_adaboostv_margin_bound_at_every_round(data, eps, optima):
+    name, X, y = data
+    m = y.shape[0]
+    res = adaboostv(DecisionStump().prepare(X, y), y, eps, adaboostv_rounds(m, eps))
+    assert res.status == "converged" and res.n_iter <= adaboostv_rounds(m, eps)
+    H = res.history
+    np.testing.assert_array_equal(H["target"], np.minimum.accumulate(H["edge"]) - eps)
+    outputs = np.column_stack([y * h.predict(X) for h in res.hypotheses])
+    log_bound = 0.0
+    for t, w in enumerate(res.weights_path):
+        rho, gamma = H["target"][t], H["edge"][t]
+        assert H["alpha"][t] == pytest.approx(math.atanh(gamma) - math.atanh(rho))
+        assert H["alpha"][t] >= eps - 1e-12  # atanh' >= 1 and gamma_t - rho_t >= eps
+        margins = outputs[:, : w.shape[0]] @ w
+        assert H["margin"][t] == pytest.approx(margins.min(), abs=1e-12)
+        # Raetsch-Warmuth: fraction of margins <= rho_t is at most prod_r exp(-KL_r) <= exp(-t eps^2/2).
+        log_bound -= binary_kl((1 + rho) / 2, (1 + gamma) / 2)
+        assert log_bound <= -(t + 1) * eps**2 / 2 + 1e-12
+        assert np.mean(margins <= rho) <= math.exp(log_bound) + 1e-12
+    # Final hard margin: >= min edge - eps >= (optimal hard margin over all stumps) - eps.
+    assert res.margins.min() >= H["best_edge"][-1] - eps
+    assert optima[name][1.0] - eps <= res.margins.min() <= optima[name][1.0] + 1e-9
+
+
+def test_adaboostv_perfect_hypothesis_is_the_model():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    res = adaboostv(DecisionStump().prepare(X, y), y, 0.1, 100)
+    assert res.status == "perfect" and res.n_iter == 1
+    np.testing.assert_allclose(res.margins, 1.0)
+
+
+# ------------------------------------------------------------------ SmoothBoost
+@pytest.mark.parametrize("data", DATA, ids=IDS)
+@pytest.mark.parametrize("kappa,gamma", [(0.1, 0.1), (0.2, 0.05), (0.05, 0.2)])
+def test_smoothboost_distributions_are_smooth_at_every_round(data, kappa, gamma):
+    name, X, y = data
+    m = y.shape[0]
+    oracle = RecordingOracle(X, y)
+    res = smoothboost(oracle, y, kappa, gamma, max_iter=min(smoothboost_rounds(kappa, gamma), 3000))
+    assert len(oracle.asked) == res.n_iter
+    for d in oracle.asked:
+        assert d.min() >= 0.0 and d.sum() == pytest.approx(1.0)
+        assert d.max() <= 1.0 / (kappa * m) * (1 + 1e-12)
+    np.testing.assert_allclose(res.history["max_weight"], [d.max() for d in oracle.asked])
+    if res.status == "converged":  # fewer than kappa m examples with margin <= theta
+        theta = gamma / (2 + gamma)
+        assert np.sum(res.margins <= theta) < kappa * m
+
+
+def test_smoothboost_round_bound_when_the_weak_learner_has_advantage_gamma():
+    """Servedio's Theorem: edges >= 2 gamma => fewer than 2/(kappa gamma^2 sqrt(1-gamma)) rounds."""
+    name, X, y = DATA[3]
+    kappa, gamma = 0.2, 0.05
+    res = smoothboost(DecisionStump().prepare(X, y), y, kappa, gamma, smoothboost_rounds(kappa, gamma))
+    assert res.history["edge"].min() >= 2 * gamma  # the theorem's premise holds on this data
+    assert res.status == "converged"
+    assert res.n_iter < 2 / (kappa * gamma**2 * math.sqrt(1 - gamma))
+    np.testing.assert_allclose(res.weights, 1.0 / res.n_iter)
