@@ -1,4 +1,4 @@
-"""The ``marginboost`` command line: datasets, fit, predict, demo, bench.
+"""The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw.
 
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
 with other than two classes) end with a one-line ``marginboost: error: ...`` and exit status
@@ -178,6 +178,19 @@ def cmd_bench(args) -> int:
     return 130 if result["state"] == "interrupted" else 0
 
 
+def cmd_bench_fw(args) -> int:
+    from .experiments.fw_experiments import run_fw_experiments
+
+    if args.splits is not None and args.splits < 1:
+        raise UsageError(f"--splits must be at least 1, got {args.splits}")
+    if args.rounds is not None and args.rounds < 2:
+        raise UsageError(f"--rounds must be at least 2, got {args.rounds}")
+    run_fw_experiments(Path(args.out), quick=args.quick, seed=args.seed, splits=args.splits, rounds=args.rounds,
+                       progress=print)
+    print(f"results written to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="marginboost", description="Soft-margin boosting as Frank-Wolfe.")
     parser.add_argument("--version", action="version", version=f"marginboost {__version__}")
@@ -231,6 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", default="benchmarks/results/paper", help="output folder")
     bench.add_argument("--quick", action="store_true", help="a small subset, under 2 minutes")
     bench.set_defaults(func=cmd_bench)
+
+    bench_fw = sub.add_parser("bench-fw", help="FWBoost's experiments (paper 001): regression and AdaBoost.FW "
+                                               "curves, overfitting and time-per-round tables")
+    bench_fw.add_argument("--out", default="benchmarks/results/fwboost", help="output folder")
+    bench_fw.add_argument("--quick", action="store_true", help="two regression sets and heart, one split: seconds")
+    bench_fw.add_argument("--seed", type=int, default=0, help="seed of the first split (split k uses seed + k)")
+    bench_fw.add_argument("--splits", type=int, default=None, help="random 50/50 splits (default 5; quick 1)")
+    bench_fw.add_argument("--rounds", type=int, default=None, help="boosting rounds (default 300; quick 30)")
+    bench_fw.set_defaults(func=cmd_bench_fw)
     return parser
 
 
