@@ -10,6 +10,7 @@ capped simplex ``P(m, nu) = {d in [0, 1/nu]^m : sum d = 1}``, soft margin
 ``min_{d in P(m, nu)} d @ U @ w``, smoothing strength ``eta = 2 ln(m/nu)/eps``.
 """
 from .booster import BoostResult, boost
+from .average_margin_estimator import AverageMarginBoostClassifier
 from .classic_estimators import (
     AdaBoostVClassifier,
     SmoothBoostClassifier,
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AdaBoostVClassifier",
+    "AverageMarginBoostClassifier",
     "BoostResult",
     "CERLPBoostClassifier",
     "ERLPBoostClassifier",

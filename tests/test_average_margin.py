@@ -1,0 +1,155 @@
+"""The average-margin booster of paper 003 (Algorithm 1) and its estimator.
+
+The reference is the exact soft-margin LP over every stump (tests/reference.py): at
+convergence the output's soft margin must be within eps of it, and never above it."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from marginboost.average_margin import HISTORY_COLUMNS, average_margin_boost, stump_eta
+from marginboost.average_margin_estimator import AverageMarginBoostClassifier
+from marginboost.nzdd_stumps import build_stump_nzdd
+from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets, soft_margin_reference
+
+
+@pytest.fixture(scope="module")
+def real_with_optimum():
+    out = []
+    for name, X, y in small_real_datasets():
+        nu = 0.5 * X.shape[0]
+        out.append((name, X, y, nu, exact_soft_margin_lp(all_stump_margins(X, y), nu)[0]))
+    return out
+
+
+@pytest.mark.parametrize("eta", ["exact", "stump_bound"])
+def test_soft_margin_within_eps_of_exact_lp(real_with_optimum, eta):
+    eps = 0.01
+    for name, X, y, nu, optimum in real_with_optimum:
+        est = AverageMarginBoostClassifier(nu=nu, eps=eps, eta=eta).fit(X, y)
+        assert est.status_ == "converged", name
+        assert est.gap_ <= eps / 2
+        assert optimum - eps <= est.full_margin_ <= optimum + 1e-9, name
+        # Dropping light stumps moves every margin by at most twice the dropped mass.
+        assert est.margin_ >= est.full_margin_ - 2 * est.dropped_mass_ - 1e-12
+        assert est.margin_ <= optimum + 1e-9
+        margins = np.where(y > 0, 1.0, -1.0) * est.decision_function(X)
+        assert est.margin_ == pytest.approx(soft_margin_reference(margins, nu), abs=1e-12)
+
+
+@pytest.mark.parametrize("step,stop", [("line_search", "gap"), ("short_step", "certified"), ("classic", "certified")])
+def test_other_steps_and_stops_keep_the_guarantee(real_with_optimum, step, stop):
+    eps = 0.02
+    name, X, y, nu, optimum = real_with_optimum[1]
+    est = AverageMarginBoostClassifier(nu=nu, eps=eps, step=step, stop=stop, max_iter=20000).fit(X, y)
+    assert est.status_ == "converged"
+    assert optimum - eps <= est.full_margin_ <= optimum + 1e-9
+    h = est.history_
+    if stop == "certified":  # the certificate is an upper bound on the optimum
+        assert np.all(h["best_edge"] >= optimum - 1e-9)
+
+
+def test_history_rows_and_loop_against_the_generic_dp():
+    X, y = make_classification(n_samples=60, n_features=3, n_informative=2, n_redundant=0, random_state=0)
+    y = np.where(y == 1, 1.0, -1.0)
+    S = build_stump_nzdd(X, y)
+    eta = stump_eta(3, 60, 0.05)
+    fast = average_margin_boost(lambda d: S.average_margin(d, eta), 60, 30.0, 0.05, eta, max_iter=300)
+    slow = average_margin_boost(lambda d: S.nzdd.average_margin(d, eta), 60, 30.0, 0.05, eta, max_iter=300)
+    # Rounding-level differences may break ties in the sort differently, so the runs need not
+    # coincide; both must converge, and the two oracles agree where the fast run ended.
+    assert fast.status == slow.status == "converged" and slow.gap <= 0.025
+    np.testing.assert_allclose(S.average_margin(fast.d, eta)[0], S.nzdd.average_margin(fast.d, eta)[0], atol=1e-10)
+    np.testing.assert_allclose(fast.margins, S.average_margin(fast.d, eta)[0], atol=0)
+    h = fast.history
+    assert set(h) == set(HISTORY_COLUMNS)
+    assert all(len(v) == fast.n_iter for v in h.values())
+    np.testing.assert_array_equal(h["round"], np.arange(fast.n_iter))
+    assert np.all(h["gap"] >= -1e-12) and np.all(np.diff(h["time"]) >= 0)
+    # classic step 2/(t+2) in every row but the stopping one
+    np.testing.assert_allclose(h["step"][:-1], 2.0 / (np.arange(fast.n_iter - 1) + 2.0))
+    assert h["soft_margin"][-1] == pytest.approx(soft_margin_reference(fast.margins, 30.0), abs=1e-12)
+    assert fast.gap <= 0.025 and fast.status == "converged"
+
+
+@parametrize_with_checks([AverageMarginBoostClassifier(max_iter=300)])
+def test_sklearn_contract(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def test_fitted_model_and_nzdd_reuse():
+    X, y = make_classification(n_samples=120, n_features=4, random_state=1)
+    labels = np.where(y == 1, "yes", "no")
+    est = AverageMarginBoostClassifier(nu=0.5, eps=0.02).fit(X, labels)
+    assert list(est.classes_) == ["no", "yes"]
+    score = est.decision_function(X)
+    assert np.all(np.abs(score) <= 1 + 1e-12)
+    np.testing.assert_array_equal(est.predict(X), est.classes_[(score > 0).astype(int)])
+    assert est.weights_.sum() == pytest.approx(1.0) and np.all(est.weights_ > 0)
+    assert len(est.hypotheses_) == est.weights_.shape[0] <= est.n_hypotheses_ <= 2 * 4 * 121
+    assert 0 <= est.dropped_mass_ < 1e-3
+    assert est.nzdd_size_ <= 2 * 4 * 120
+    stumps = np.column_stack([h.predict(X) for h in est.hypotheses_])
+    np.testing.assert_allclose(stumps @ est.weights_, score, atol=1e-12)
+    again = AverageMarginBoostClassifier(nu=0.5, eps=0.02).fit(X, labels, nzdd=est.nzdd_)
+    np.testing.assert_array_equal(again.weights_, est.weights_)
+    with pytest.raises(ValueError, match="nzdd was built for other data"):
+        AverageMarginBoostClassifier().fit(X[:-1], labels[:-1], nzdd=est.nzdd_)
+    with pytest.raises(ValueError, match="nzdd was built for other data"):
+        AverageMarginBoostClassifier().fit(X, labels[::-1], nzdd=est.nzdd_)
+
+
+def test_min_weight_trades_size_for_dropped_mass():
+    X, y = make_classification(n_samples=100, n_features=3, n_informative=2, n_redundant=0, random_state=2)
+    small = AverageMarginBoostClassifier(nu=0.5, eps=0.05, min_weight=1e-2).fit(X, y)
+    full = AverageMarginBoostClassifier(nu=0.5, eps=0.05, min_weight=0.0).fit(X, y)
+    assert len(small.hypotheses_) < len(full.hypotheses_) == full.n_hypotheses_
+    assert small.dropped_mass_ > 0 and full.dropped_mass_ == 0
+    assert small.margin_ >= small.full_margin_ - 2 * small.dropped_mass_ - 1e-12
+
+
+X_OK, Y_OK = make_classification(n_samples=30, n_features=3, n_informative=2, n_redundant=0, random_state=1)
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"nu": 0}, "'nu' parameter"),
+        ({"nu": 31}, r"nu must be a count in \[1, m\] = \[1, 30\]"),
+        ({"eps": 0.0}, "'eps' parameter.*range"),
+        ({"eta": -1.0}, "'eta' parameter"),
+        ({"eta": 2e9}, r"'eta' parameter.*\(0.0, 1000000000.0\]"),
+        ({"eta": "huge"}, "'eta' parameter"),
+        ({"eps": 1e-12}, r"eta = .* exceeds 1e\+09.*raise eps"),
+        ({"step": "newton"}, "'step' parameter"),
+        ({"stop": "never"}, "'stop' parameter"),
+        ({"min_weight": 1.0}, r"'min_weight' parameter.*\[0.0, 1.0\)"),
+        ({"max_iter": 0}, "'max_iter' parameter"),
+        ({"max_time": 0}, "'max_time' parameter"),
+    ],
+)
+def test_bad_parameters_name_the_parameter_and_range(params, match):
+    with pytest.raises(ValueError, match=match):
+        AverageMarginBoostClassifier(**params).fit(X_OK, Y_OK)
+
+
+def test_bad_data():
+    est = AverageMarginBoostClassifier()
+    with pytest.raises(ValueError, match="Only binary classification.*3 classes"):
+        est.fit(X_OK, np.arange(30) % 3)
+    for bad, match in ((np.nan, "NaN"), (np.inf, "infinity")):
+        X = X_OK.copy()
+        X[3, 1] = bad
+        with pytest.raises(ValueError, match=match):
+            est.fit(X, Y_OK)
+
+
+def test_not_converged_warns():
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        est = AverageMarginBoostClassifier(nu=0.1, eps=0.001, max_iter=3).fit(X_OK, Y_OK)
+    assert est.status_ == "max_iter" and est.n_iter_ == 3
