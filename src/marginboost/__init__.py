@@ -25,6 +25,8 @@ from .estimators import (
     SoftMarginBoostClassifier,
 )
 from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
+from .gbm_estimators import GBMClassifier, GBMRegressor
+from .graphsepboost_estimator import GraphSepBoostClassifier
 from .maboost_estimators import MABoostClassifier, MadaBoostClassifier
 from .restricted_lp import SolverError
 
@@ -38,6 +40,9 @@ __all__ = [
     "ERLPBoostClassifier",
     "FWBoostClassifier",
     "FWBoostRegressor",
+    "GBMClassifier",
+    "GBMRegressor",
+    "GraphSepBoostClassifier",
     "LPBoostClassifier",
     "MABoostClassifier",
     "MadaBoostClassifier",

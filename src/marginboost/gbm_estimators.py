@@ -1,0 +1,195 @@
+"""scikit-learn estimators for GBM (Friedman 2001; stochastic GBM, Friedman 2002).
+
+:class:`GBMRegressor` and :class:`GBMClassifier` fit
+
+    F(x) = init_ + learning_rate * sum_t h_t(x),      h_t fit to the negative gradient at F_{t-1},
+
+i.e. FWBoost (:mod:`.fwboost_estimators`) without the l1 ball; see :mod:`.gbm` for the
+algorithm, the leaf updates and the initial constant.
+
+Common parameters
+-----------------
+loss : a name of :data:`.losses.LOSSES` or a loss object (value, gradient, smoothness).
+learning_rate : float > 0, the shrinkage.
+n_estimators : int >= 1, the number of trees.
+subsample : float in (0, 1], the fraction of examples drawn (without replacement) per round.
+weak_learner : 'tree' (LeastSquaresTree(max_depth)), 'stump' (LeastSquaresStump), a
+    RegressionLearner, or a scikit-learn regressor taking sample_weight.
+max_depth : int >= 1, depth of the 'tree' weak learner.
+leaf_update : 'mean' (least-squares leaves) or 'newton' (one Newton step per leaf).
+random_state : seed of the subsampling (``numpy.random.default_rng``).
+
+Fitted attributes
+-----------------
+init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, history_ (dict of
+arrays, one row per iterate t = 0, ..., n_estimators, columns :data:`.gbm.GBM_HISTORY_COLUMNS`:
+round, loss on the training sample, time).
+
+Agreement with scikit-learn (tests/test_gbm.py): with ``subsample=1``, ``weak_learner='tree'``
+and float32-exact features, GBMRegressor (squared loss) equals ``GradientBoostingRegressor``
+and GBMClassifier (logistic / exponential loss, ``leaf_update='newton'``) equals
+``GradientBoostingClassifier(loss='log_loss' / 'exponential')`` to 1e-8 on the training
+sample, for the same max_depth, learning_rate and n_estimators and sklearn's defaults
+(min_samples_leaf=1, min_samples_split=2, no max_features: both trees search every cut at
+the midpoint of consecutive distinct values, ``x <= t`` goes left, leaves hold the weighted
+mean). Off the training sample they agree too when no two features give a node the same
+split of its training examples (e.g. one feature): sklearn breaks such exact ties by a
+random feature order, ours by the first feature, so thresholds then differ while the
+training predictions do not. scikit-learn casts X to float32 (its trees), hence
+float32-exact features for the identity.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .estimators import _check_two_classes
+from .gbm import LEAF_UPDATES, gbm
+from .losses import LOSSES, resolve_loss
+from .weak_learners.regression import resolve_regression_learner
+
+__all__ = ["GBMClassifier", "GBMRegressor"]
+
+
+class _GBMBase(BaseEstimator):
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(LOSSES)), HasMethods(["value", "gradient", "smoothness"])],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "subsample": [Interval(numbers.Real, 0, 1, closed="right")],
+        "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "leaf_update": [StrOptions(set(LEAF_UPDATES))],
+        "random_state": ["random_state"],
+    }
+
+    def _boost(self, X, y, sample_weight):
+        """Drop examples of weight 0, run GBM, set the fitted attributes."""
+        s = None
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+            keep = sample_weight > 0
+            if not keep.any():
+                raise ValueError("sample_weight must have at least one positive entry")
+            X, y, s = X[keep], y[keep], sample_weight[keep] / sample_weight[keep].mean()
+        seed = self.random_state
+        if isinstance(seed, np.random.RandomState):  # sklearn's convention -> a Generator seed
+            seed = seed.randint(np.iinfo(np.int32).max)
+        result = gbm(resolve_regression_learner(self.weak_learner, self.max_depth), X,
+                     resolve_loss(self.loss), y, sample_weight=s, learning_rate=self.learning_rate,
+                     n_estimators=self.n_estimators, subsample=self.subsample,
+                     leaf_update=self.leaf_update, rng=np.random.default_rng(seed))
+        self.init_ = result.init
+        self.hypotheses_ = result.hypotheses
+        self.train_loss_ = result.loss
+        self.n_iter_ = len(result.hypotheses)
+        self.history_ = result.history
+        return self
+
+    def _outputs(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.stack([h.predict(X) for h in self.hypotheses_], axis=1)
+
+    def _decision(self, X) -> np.ndarray:
+        outputs = self._outputs(X)
+        return self.init_ + self.learning_rate * outputs.sum(axis=1)
+
+    def _staged(self, X):
+        outputs = self._outputs(X)
+        F = self.init_ + np.cumsum(self.learning_rate * outputs, axis=1)
+        for t in range(F.shape[1]):
+            yield F[:, t]
+
+
+class GBMRegressor(RegressorMixin, _GBMBase):
+    """Gradient boosting for regression; parameters in the module docstring.
+
+    Defaults: squared loss, ``leaf_update='mean'`` (plain GBM: the tree fit to the negative
+    gradient is the step direction), depth-3 trees.
+    """
+
+    def __init__(self, loss="squared", learning_rate=0.1, n_estimators=100, subsample=1.0,
+                 weak_learner="tree", max_depth=3, leaf_update="mean", random_state=None):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.leaf_update = leaf_update
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        return self._boost(X, np.asarray(y, dtype=np.float64), sample_weight)
+
+    def predict(self, X) -> np.ndarray:
+        """``F(x) = init_ + learning_rate * sum_t h_t(x)``."""
+        return self._decision(X)
+
+    def staged_predict(self, X):
+        """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
+        yield from self._staged(X)
+
+
+class GBMClassifier(ClassifierMixin, _GBMBase):
+    """Gradient boosting for binary classification, labels mapped to ``y in {-1, +1}``
+    (``classes_[1]`` is +1); parameters in the module docstring.
+
+    Defaults: logistic loss (``F`` is the log-odds of ``classes_[1]``) and
+    ``leaf_update='newton'`` (scikit-learn's leaf values); 'mean' gives plain GBM.
+    """
+
+    def __init__(self, loss="logistic", learning_rate=0.1, n_estimators=100, subsample=1.0,
+                 weak_learner="tree", max_depth=3, leaf_update="newton", random_state=None):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.leaf_update = leaf_update
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        if sample_weight is not None:
+            sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+            _check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
+        return self._boost(X, np.where(y_index == 1, 1.0, -1.0), sample_weight)
+
+    def decision_function(self, X) -> np.ndarray:
+        """``F(x)``; positive means ``classes_[1]``."""
+        return self._decision(X)
+
+    def predict(self, X) -> np.ndarray:
+        """``classes_[1]`` where ``F(x) > 0``, else ``classes_[0]``."""
+        score = self.decision_function(X)
+        return self.classes_[(score > 0).astype(int)]
+
+    def staged_decision_function(self, X):
+        """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
+        yield from self._staged(X)
+
+    def staged_predict(self, X):
+        """Yield the predicted classes after every round."""
+        for score in self._staged(X):
+            yield self.classes_[(score > 0).astype(int)]

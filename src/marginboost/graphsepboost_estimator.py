@@ -1,0 +1,116 @@
+"""scikit-learn estimator for GraphSepBoost (Alon, Gonen, Hazan, Moran, "Boosting simple
+learners", TheoretiCS 2023); the algorithm, its aggregation rules and its O(m^2) memory are in
+:mod:`.graphsepboost`."""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .estimators import _check_two_classes
+from .graphsepboost import aggregate_scores, binarise, graphsepboost
+from .weak_learners import resolve_weak_learner
+
+__all__ = ["GraphSepBoostClassifier"]
+
+
+class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
+    """GraphSepBoost: reweight by the degree in the graph of not-yet-separated pairs of
+    opposite labels until no pair is left; predict from the code ``(b_1(x), ..., b_T(x))``.
+
+    Parameters
+    ----------
+    weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
+    max_depth : int >= 1, default=2
+        Depth of the 'tree' weak learner.
+    max_iter : int >= 1, default=1000
+    aggregation : 'hamming' (default) or 'positive_match'; see :mod:`.graphsepboost`.
+    max_pairs : int >= 1, default=10_000_000
+        The most pairs of opposite labels (``n_pos * n_neg``) the O(m^2)-byte graph may hold;
+        ``fit`` raises ``ValueError`` above it.
+
+    Attributes
+    ----------
+    classes_, hypotheses_, n_iter_, status_ ('separated': every training pair of opposite
+    labels is separated, so the training error is 0; 'no_progress': a round separated no
+    pair; 'max_iter'), history_ (dict of arrays, :data:`.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`:
+    round, edges left, edge of the round's hypothesis, time), pos_codes_ / neg_codes_ (the
+    distinct training codes of each class, int8).
+
+    ``sample_weight`` is not supported (the algorithm weighs examples by degree only).
+    """
+
+    _parameter_constraints: dict = {
+        "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "aggregation": [StrOptions({"hamming", "positive_match"})],
+        "max_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="hamming",
+                 max_pairs=10_000_000):
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.aggregation = aggregation
+        self.max_pairs = max_pairs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y):
+        """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        result = graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs)
+        self.hypotheses_ = result.hypotheses
+        self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        self.pos_codes_ = np.unique(result.codes[y_pm > 0], axis=0)
+        self.neg_codes_ = np.unique(result.codes[y_pm < 0], axis=0)
+        if result.status != "separated":
+            warnings.warn(f"GraphSepBoost stopped ({result.status}) after {result.n_iter} rounds with "
+                          f"{result.history['edges'][-1]} pairs of opposite labels unseparated",
+                          ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _codes(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.stack([binarise(h.predict(X)) for h in self.hypotheses_], axis=1)
+
+    def decision_function(self, X) -> np.ndarray:
+        """The aggregation score of ``x`` (module :mod:`.graphsepboost`); positive means ``classes_[1]``."""
+        return aggregate_scores(self._codes(X), self.pos_codes_, self.neg_codes_, self.aggregation)
+
+    def predict(self, X) -> np.ndarray:
+        """``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
+        score = self.decision_function(X)
+        return self.classes_[(score > 0).astype(int)]
+
+    def staged_decision_function(self, X):
+        """Yield the scores with the first ``t`` hypotheses, ``t = 1, ..., n_iter_``."""
+        codes = self._codes(X)
+        for t in range(1, codes.shape[1] + 1):
+            yield aggregate_scores(codes[:, :t], self.pos_codes_[:, :t], self.neg_codes_[:, :t],
+                                   self.aggregation)
+
+    def staged_predict(self, X):
+        """Yield the predictions after every round."""
+        for score in self.staged_decision_function(X):
+            yield self.classes_[(score > 0).astype(int)]
