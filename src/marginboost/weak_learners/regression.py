@@ -34,7 +34,7 @@ from numba import njit
 from .base import Hypothesis
 from .sklearn_adapter import SklearnWeakLearner
 from .stumps import _midpoint, presort
-from .trees import DecisionTree, _route
+from .trees import DecisionTree, LevelGrower
 
 __all__ = [
     "LeastSquaresStump",
@@ -171,47 +171,18 @@ class _TreeOracle(_Presorted):
     def __call__(self, r, s):
         r = np.ascontiguousarray(r, dtype=np.float64)
         s = np.ascontiguousarray(s, dtype=np.float64)
-        feature, threshold, left, right, value = [-1], [0.0], [-1], [-1], [0.0]
-        active = [0]  # flat ids of this level's nodes; node_of holds positions in `active`
-        node_of = np.zeros(r.shape[0], dtype=np.int64)
+        grow = LevelGrower(self._X)
         for depth in range(self._max_depth + 1):
-            k = len(active)
-            S, W, Q, mixed = _node_stats(r, s, node_of, k)
-            for n, nid in enumerate(active):
-                value[nid] = S[n] / W[n]
+            k = len(grow.active)
+            S, W, Q, mixed = _node_stats(r, s, grow.node_of, k)
+            for n, nid in enumerate(grow.active):
+                grow.value[nid] = S[n] / W[n]
             if depth == self._max_depth:
                 break
-            feat, thr, _ = _best_cuts(self._vals, self._order, r, s, node_of, S, W, Q, k)
-            split_feature = np.full(k, -1, dtype=np.int64)
-            left_child = np.full(k, -1, dtype=np.int64)
-            right_child = np.full(k, -1, dtype=np.int64)
-            next_active: list[int] = []
-            for n, nid in enumerate(active):
-                if not mixed[n] or feat[n] < 0:
-                    continue
-                split_feature[n] = feat[n]
-                feature[nid], threshold[nid] = int(feat[n]), float(thr[n])
-                for side, pos in ((left, left_child), (right, right_child)):
-                    side[nid] = len(feature)
-                    pos[n] = len(next_active)
-                    next_active.append(len(feature))
-                    feature.append(-1)
-                    threshold.append(0.0)
-                    left.append(-1)
-                    right.append(-1)
-                    value.append(0.0)
-            if not next_active:
+            feat, thr, _ = _best_cuts(self._vals, self._order, r, s, grow.node_of, S, W, Q, k)
+            if not grow.split(feat, thr, mixed & (feat >= 0)):
                 break
-            node_of = _route(self._X, node_of, split_feature, thr, left_child, right_child)
-            active = next_active
-        h = RegressionTree(
-            feature=np.asarray(feature, dtype=np.int64),
-            threshold=np.asarray(threshold, dtype=np.float64),
-            left=np.asarray(left, dtype=np.int64),
-            right=np.asarray(right, dtype=np.int64),
-            value=np.asarray(value, dtype=np.float64),
-            n_features=int(self._X.shape[1]),
-        )
+        h = grow.tree(RegressionTree)
         return h, h.predict(self._X)
 
 

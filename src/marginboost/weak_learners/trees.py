@@ -128,6 +128,63 @@ def _predict_tree(X, feature, threshold, left, right, value):
     return out
 
 
+class LevelGrower:
+    """The flat arrays of a tree grown level by level, shared by the edge and regression trees.
+
+    Node 0 is the root; ``active`` lists the flat ids of the current level's nodes and
+    ``node_of[i]`` the position in ``active`` of the node example ``i`` reaches. Each learner
+    sets the leaf values of a level and picks its splits; :meth:`split` adds the children and
+    routes the examples.
+    """
+
+    def __init__(self, X: np.ndarray):
+        self._X = X
+        self.feature, self.threshold, self.left, self.right, self.value = [-1], [0.0], [-1], [-1], [0.0]
+        self.active = [0]
+        self.node_of = np.zeros(X.shape[0], dtype=np.int64)
+
+    def split(self, feat: np.ndarray, thr: np.ndarray, keep: np.ndarray) -> bool:
+        """Split the nodes ``n`` of this level with ``keep[n]`` at ``(feat[n], thr[n])``.
+
+        Returns False (and changes nothing) when no node splits: the tree is complete.
+        """
+        k_nodes = len(self.active)
+        split_feature = np.full(k_nodes, -1, dtype=np.int64)
+        left_child = np.full(k_nodes, -1, dtype=np.int64)
+        right_child = np.full(k_nodes, -1, dtype=np.int64)
+        next_active: list[int] = []
+        for n, nid in enumerate(self.active):
+            if not keep[n]:
+                continue
+            split_feature[n] = feat[n]
+            self.feature[nid], self.threshold[nid] = int(feat[n]), float(thr[n])
+            for side, pos in ((self.left, left_child), (self.right, right_child)):
+                side[nid] = len(self.feature)
+                pos[n] = len(next_active)
+                next_active.append(len(self.feature))
+                self.feature.append(-1)
+                self.threshold.append(0.0)
+                self.left.append(-1)
+                self.right.append(-1)
+                self.value.append(0.0)
+        if not next_active:
+            return False
+        self.node_of = _route(self._X, self.node_of, split_feature, thr, left_child, right_child)
+        self.active = next_active
+        return True
+
+    def tree(self, cls):
+        """The grown tree as ``cls`` (:class:`DecisionTree` or a subclass)."""
+        return cls(
+            feature=np.asarray(self.feature, dtype=np.int64),
+            threshold=np.asarray(self.threshold, dtype=np.float64),
+            left=np.asarray(self.left, dtype=np.int64),
+            right=np.asarray(self.right, dtype=np.int64),
+            value=np.asarray(self.value, dtype=np.float64),
+            n_features=int(self._X.shape[1]),
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class DecisionTree(Hypothesis):
     """Binary tree in flat arrays; node 0 is the root, ``feature[k] == -1`` marks a leaf.
@@ -172,52 +229,23 @@ class _TreeOracle(EdgeOracle):
 
     def __call__(self, d: np.ndarray) -> tuple[DecisionTree, np.ndarray]:
         w = np.asarray(d, dtype=np.float64) * self._y
-        m = w.shape[0]
-        feature, threshold, left, right, value = [-1], [0.0], [-1], [-1], [1.0]
-        active = [0]  # flat ids of this level's nodes; node_of holds positions in `active`
-        node_of = np.zeros(m, dtype=np.int64)
+        grow = LevelGrower(self._X)
         for depth in range(self._max_depth + 1):
-            k_nodes = len(active)
-            total, mass, mixed = _node_stats(w, node_of, k_nodes)
-            for n, nid in enumerate(active):
-                value[nid] = 1.0 if total[n] >= 0.0 else -1.0
+            k_nodes = len(grow.active)
+            total, mass, mixed = _node_stats(w, grow.node_of, k_nodes)
+            for n, nid in enumerate(grow.active):
+                grow.value[nid] = 1.0 if total[n] >= 0.0 else -1.0
             if depth == self._max_depth:
                 break
-            feat, thr, score = _best_splits(self._vals, self._order, w, node_of, total, mass, k_nodes)
-            split_feature = np.full(k_nodes, -1, dtype=np.int64)
-            left_child = np.full(k_nodes, -1, dtype=np.int64)
-            right_child = np.full(k_nodes, -1, dtype=np.int64)
-            next_active: list[int] = []
-            for n, nid in enumerate(active):
-                # Above the last level a split that gains nothing yet can still pay off one
-                # level down (XOR), and it never lowers the edge (|L| + |R| >= |S|); on the
-                # last level it could only make two leaves of one sign.
-                no_gain = score[n] - abs(total[n]) <= SPLIT_TOL * mass[n]
-                if not mixed[n] or feat[n] < 0 or (no_gain and depth == self._max_depth - 1):
-                    continue
-                split_feature[n] = feat[n]
-                feature[nid], threshold[nid] = int(feat[n]), float(thr[n])
-                for side, pos in ((left, left_child), (right, right_child)):
-                    side[nid] = len(feature)
-                    pos[n] = len(next_active)
-                    next_active.append(len(feature))
-                    feature.append(-1)
-                    threshold.append(0.0)
-                    left.append(-1)
-                    right.append(-1)
-                    value.append(1.0)
-            if not next_active:
+            feat, thr, score = _best_splits(self._vals, self._order, w, grow.node_of, total, mass, k_nodes)
+            # Above the last level a split that gains nothing yet can still pay off one level
+            # down (XOR), and it never lowers the edge (|L| + |R| >= |S|); on the last level it
+            # could only make two leaves of one sign.
+            no_gain = score - np.abs(total) <= SPLIT_TOL * mass
+            keep = mixed & (feat >= 0) & ~(no_gain & (depth == self._max_depth - 1))
+            if not grow.split(feat, thr, keep):
                 break
-            node_of = _route(self._X, node_of, split_feature, thr, left_child, right_child)
-            active = next_active
-        h = DecisionTree(
-            feature=np.asarray(feature, dtype=np.int64),
-            threshold=np.asarray(threshold, dtype=np.float64),
-            left=np.asarray(left, dtype=np.int64),
-            right=np.asarray(right, dtype=np.int64),
-            value=np.asarray(value, dtype=np.float64),
-            n_features=int(self._X.shape[1]),
-        )
+        h = grow.tree(DecisionTree)
         return h, h.predict(self._X)
 
 
