@@ -195,3 +195,23 @@ def test_bad_inputs_name_the_parameter():
         B.orthant_l1_projection(np.zeros(3), -1.0)
     with pytest.raises(ValueError, match="regularizer"):
         B.mirror_map("kl", np.ones(3))
+
+
+def test_kl_box_projection_equals_the_weighted_capped_simplex_route():
+    """The box projection sorts only the capped set; it agrees with the former route through
+    the weighted capped-simplex projection (caps as example weights) up to rounding."""
+    from marginboost.projections import capped_simplex_kl_projection
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        m = int(rng.integers(2, 300))
+        theta = np.round(rng.normal(size=m) * rng.choice([1.0, 10.0, 100.0]), int(rng.integers(0, 3)))
+        bound = rng.random(m) < rng.uniform(0.05, 1.0)
+        n_bound = max(int(bound.sum()), 1)
+        caps = np.where(bound, rng.uniform(0.3, 3.0, m) / (rng.uniform(0.05, 1.0) * n_bound), 1.0)
+        if np.minimum(caps, 1.0).sum() < 1.0:
+            caps[0] = 1.0
+        c = np.minimum(caps, 1.0)
+        nu = min(max(m / c.sum(), 1.0), float(m))
+        former = capped_simplex_kl_projection(np.log(nu * c) - theta, nu, 1.0, weights=nu * c)
+        np.testing.assert_allclose(B.kl_box_capped_simplex_projection(theta, caps), former, rtol=1e-11, atol=1e-300)

@@ -12,11 +12,12 @@ from marginboost.maboost import (
     HISTORY_COLUMNS,
     AdaBoostStep,
     MirrorAscent,
+    adaboost,
     maboost,
     madaboost,
     mirror_ascent_boost,
 )
-from marginboost.maboost_estimators import MABoostClassifier, MadaBoostClassifier
+from marginboost.maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from marginboost.weak_learners import DecisionStump
 
 SIMPLEX_VARIANTS = [(r, u, v) for r in ("entropy", "l2") for u in ("active", "lazy")
@@ -123,6 +124,14 @@ def test_entropy_framework_with_adaboost_step_is_adaboost(noisy):
     ws, alphas = _adaboost_reference(oracle, y, 80, classic)
     np.testing.assert_allclose(res.distributions, ws, atol=1e-10, rtol=0)
     np.testing.assert_allclose(res.coefs, alphas, rtol=1e-10)
+    # the packaged assembly and the estimator are that same AdaBoost
+    packaged = mirror_ascent_boost(oracle, y, adaboost(m), 80, keep_distributions=True)
+    np.testing.assert_allclose(packaged.distributions, ws, atol=1e-10, rtol=0)
+    np.testing.assert_allclose(packaged.coefs, alphas, rtol=1e-10)
+    est = AdaBoostClassifier(weak_learner="stump", max_iter=80).fit(X, y)
+    np.testing.assert_allclose(est.coef_, alphas, rtol=1e-10)
+    F = np.column_stack([h.predict(X) for h in est.hypotheses_]) @ alphas
+    np.testing.assert_array_equal(est.predict(X), np.where(F > 0, 1.0, -1.0))
 
 
 # ------------------------------------------------------------------------ paper's bounds
@@ -265,7 +274,9 @@ def test_madaboost_matches_domingo_watanabe_weights_and_theorem5(noisy, step):
 @parametrize_with_checks([MABoostClassifier(),
                           MABoostClassifier(regularizer="l2", update="lazy", variant="smooth"),
                           MABoostClassifier(regularizer="l2", variant="sparse", weak_learner="stump"),
-                          MadaBoostClassifier()])
+                          MABoostClassifier(variant="smooth"),
+                          MadaBoostClassifier(),
+                          AdaBoostClassifier()])
 def test_sklearn_contract(estimator, check):
     check(estimator)
 
@@ -331,10 +342,119 @@ def test_bad_secondary_mask(mask, match):
 
 
 def test_mask_with_other_variant_and_bad_madaboost_step_and_classes():
-    with pytest.raises(ValueError, match="secondary_mask is only used by variant='combined'"):
+    with pytest.raises(ValueError, match=r"secondary_mask \(or X_secondary\) is only used by variant='combined'"):
         MABoostClassifier().fit(X_OK, Y_OK, secondary_mask=np.zeros(30, dtype=bool))
     with pytest.raises(ValueError, match=r"'step' parameter.*'paper'"):
         MadaBoostClassifier(step="newton").fit(X_OK, Y_OK)
     for cls in (MABoostClassifier, MadaBoostClassifier):
         with pytest.raises(ValueError, match="Only binary classification.*3 classes"):
             cls().fit(X_OK, np.arange(30) % 3)
+
+
+# --------------------------------------------------------- sample weights, second data set
+REPLICATED = [("maboost", dict(regularizer=r, update=u, variant=v)) for r in ("entropy", "l2")
+              for u in ("active", "lazy") for v in ("normal", "maxmargin", "smooth", "combined")]
+REPLICATED += [("maboost", dict(regularizer="l2", variant="sparse")), ("madaboost", dict(step="paper")),
+               ("madaboost", dict(step="adaboost")), ("adaboost", {})]
+
+
+@pytest.mark.parametrize("kind,params", REPLICATED)
+def test_sample_weight_is_replication(noisy, kind, params):
+    """Integer weights s give the run on the sample with example i copied s_i times: the same
+    steps, and the replicated distributions summed over the copies of each example."""
+    X, y, _ = noisy
+    m = y.shape[0]
+    rng = np.random.default_rng(4)
+    s = rng.integers(1, 4, m)
+    rows = np.repeat(np.arange(m), s)
+    mask = np.arange(m) % 3 == 0
+    lam = 0.3
+
+    def parts(n, weights, secondary):
+        if kind == "maboost":
+            return maboost(n, smoothness=lam, secondary=secondary, sample_weight=weights, **params)
+        if kind == "madaboost":
+            return madaboost(n, sample_weight=weights, **params)
+        return adaboost(n, sample_weight=weights)
+
+    weighted = mirror_ascent_boost(DecisionStump().prepare(X, y), y, parts(m, s, mask), 40,
+                                   keep_distributions=True)
+    copies = mirror_ascent_boost(DecisionStump().prepare(X[rows], y[rows]), y[rows],
+                                 parts(rows.shape[0], None, mask[rows]), 40, keep_distributions=True)
+    assert weighted.n_iter == copies.n_iter > 10
+    # With l2 (L = number of examples) a copy's coordinate, and so the step, is M/m times
+    # that of the replicated run (M copies): the same f up to scale, the same distributions.
+    scale = rows.shape[0] / m if params.get("regularizer") == "l2" else 1.0
+    np.testing.assert_allclose(weighted.coefs, scale * copies.coefs, rtol=1e-9, atol=1e-13)
+    summed = np.zeros((copies.n_iter, m))
+    np.add.at(summed.T, rows, copies.distributions.T)
+    np.testing.assert_allclose(weighted.distributions, summed, rtol=0, atol=1e-12)
+    W = weighted.distributions
+    assert np.all(W >= 0) and np.all(np.abs(W.sum(axis=1) - 1) <= 1e-12)
+    if params.get("variant") == "smooth":  # every copy capped at 1/(lambda M), M = number of copies
+        assert np.all(W <= s / (lam * rows.shape[0]) + 1e-12)
+        assert np.any(W >= s / (lam * rows.shape[0]) - 1e-15)
+
+
+@pytest.mark.parametrize("est", [MABoostClassifier(variant="smooth", regularizer="l2", weak_learner="stump"),
+                                 MadaBoostClassifier(weak_learner="stump"), AdaBoostClassifier(weak_learner="stump")],
+                         ids=lambda e: type(e).__name__)
+def test_estimator_sample_weight_zero_drops_and_uniform_changes_nothing(noisy, est):
+    X, y, _ = noisy
+    m = y.shape[0]
+    est.set_params(max_iter=30)
+    s = np.random.default_rng(5).integers(0, 3, m).astype(float)
+    keep = s > 0
+    a = est.fit(X, y, sample_weight=s).decision_function(X)
+    b = est.fit(X[keep], y[keep], sample_weight=s[keep]).decision_function(X)
+    np.testing.assert_array_equal(a, b)
+    plain = est.fit(X, y).coef_
+    np.testing.assert_array_equal(est.fit(X, y, sample_weight=np.full(m, 2.5)).coef_, plain)
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        est.fit(X, y, sample_weight=np.zeros(m))
+    with pytest.raises(ValueError, match="Negative values in data passed to .*sample_weight"):
+        est.fit(X, y, sample_weight=-np.ones(m))
+
+
+def test_second_data_set_equals_the_mask_form(noisy):
+    X, y, _ = noisy
+    labels = np.where(y > 0, "pos", "neg")
+    est = MABoostClassifier(variant="combined", smoothness=0.2, weak_learner="stump", max_iter=40)
+    by_set = est.fit(X[:100], labels[:100], X_secondary=X[100:], y_secondary=labels[100:])
+    coefs, dist, n_features = by_set.coef_.copy(), by_set.distribution_.copy(), by_set.n_features_in_
+    by_mask = est.fit(X, labels, secondary_mask=np.arange(100, 150))
+    np.testing.assert_array_equal(coefs, by_mask.coef_)
+    np.testing.assert_array_equal(dist, by_mask.distribution_)
+    assert n_features == 5
+    s = np.random.default_rng(6).integers(1, 3, 150)
+    weighted_set = est.fit(X[:100], labels[:100], sample_weight=s, X_secondary=X[100:], y_secondary=labels[100:])
+    coefs = weighted_set.coef_.copy()
+    np.testing.assert_array_equal(coefs, est.fit(X, labels, sample_weight=s, secondary_mask=np.arange(100, 150)).coef_)
+    assert np.all(est.distribution_[100:] <= s[100:] / (0.2 * s[100:].sum()) + 1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"X_secondary": X_OK[:5]}, "X_secondary and y_secondary must be given together"),
+        ({"y_secondary": Y_OK[:5]}, "X_secondary and y_secondary must be given together"),
+        ({"X_secondary": X_OK[:5], "y_secondary": Y_OK[:4]}, "y_secondary has 4 labels for 5 rows"),
+        ({"X_secondary": X_OK[:5, :2], "y_secondary": Y_OK[:5]}, "X_secondary has 2 features, X has 3"),
+        ({"X_secondary": X_OK[:5], "y_secondary": Y_OK[:5], "secondary_mask": [0]}, "either as secondary_mask"),
+        ({"X_secondary": X_OK[:5], "y_secondary": Y_OK[:5], "sample_weight": np.ones(30)},
+         r"sample_weight.shape == \(30,\), expected \(35,\)"),
+    ],
+)
+def test_bad_second_data_set(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        MABoostClassifier(variant="combined").fit(X_OK, Y_OK, **kwargs)
+
+
+def test_functional_api_rejects_bad_sample_weight_and_rate():
+    for bad in (np.zeros(30), -np.ones(30), np.ones(29), np.full(30, np.inf)):
+        for make in (lambda s: maboost(30, sample_weight=s), lambda s: madaboost(30, sample_weight=s),
+                     lambda s: adaboost(30, sample_weight=s)):
+            with pytest.raises(ValueError, match="sample_weight must hold 30 positive finite values"):
+                make(bad)
+    with pytest.raises(ValueError, match="learning_rate must be > 0"):
+        adaboost(30, learning_rate=0.0)

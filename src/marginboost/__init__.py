@@ -27,12 +27,13 @@ from .estimators import (
 from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
 from .gbm_estimators import GBMClassifier, GBMRegressor
 from .graphsepboost_estimator import GraphSepBoostClassifier
-from .maboost_estimators import MABoostClassifier, MadaBoostClassifier
+from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from .restricted_lp import SolverError
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaBoostClassifier",
     "AdaBoostVClassifier",
     "AverageMarginBoostClassifier",
     "BoostResult",

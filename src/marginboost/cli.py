@@ -1,4 +1,4 @@
-"""The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw.
+"""The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma.
 
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
 with other than two classes) end with a one-line ``marginboost: error: ...`` and exit status
@@ -191,6 +191,16 @@ def cmd_bench_fw(args) -> int:
     return 0
 
 
+def cmd_bench_ma(args) -> int:
+    try:
+        from .experiments.ma_experiments import run_ma_experiments
+    except ImportError as exc:
+        raise UsageError(f"the MABoost experiments need the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
+    run_ma_experiments(Path(args.out), quick=args.quick, seed=args.seed, progress=print)
+    print(f"results written to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="marginboost", description="Soft-margin boosting as Frank-Wolfe.")
     parser.add_argument("--version", action="version", version=f"marginboost {__version__}")
@@ -244,6 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", default="benchmarks/results/paper", help="output folder")
     bench.add_argument("--quick", action="store_true", help="a small subset, under 2 minutes")
     bench.set_defaults(func=cmd_bench)
+
+    bench_ma = sub.add_parser("bench-ma", help="paper 002's MABoost experiments: training error, sparsity, "
+                              "label noise, trusted subset")
+    bench_ma.add_argument("--seed", type=int, default=0)
+    bench_ma.add_argument("--out", default="benchmarks/results/maboost", help="output folder")
+    bench_ma.add_argument("--quick", action="store_true", help="small sets, few rounds, one split (seconds)")
+    bench_ma.set_defaults(func=cmd_bench_ma)
 
     bench_fw = sub.add_parser("bench-fw", help="FWBoost's experiments (paper 001): regression and AdaBoost.FW "
                                                "curves, overfitting and time-per-round tables")

@@ -31,7 +31,17 @@ With the entropy and the simplex both updates are AdaBoost's multiplicative upda
 ``1/2 ln((1 + gamma_t)/(1 - gamma_t))`` (002 after eq. 15).
 
 The variants (:func:`maboost`, :func:`madaboost`) change only ``K``, the step or the
-projection; the loop is :func:`mirror_ascent_boost`.
+projection; the loop is :func:`mirror_ascent_boost`. :func:`adaboost` is plain AdaBoost in
+the same loop (the baseline of the speed benchmark).
+
+Sample weights ``s`` (positive, scaled to sum ``m``) mean replication: example ``i`` stands
+for ``s_i`` copies, which the update keeps equal. The loop then works on the distribution
+over examples ``x`` (``x_i`` = total weight of the copies), while the mirror image is per
+copy, ``theta = grad R(x / s)``, and the projections map it back (:class:`MirrorAscent`).
+Run on the replicated sample (``s`` integer), every variant gives the same distributions
+summed over copies: ``L`` is still ``m`` (the number of copies) for l2, a copy's cap stays
+``1/(lambda m)`` (``1/(lambda m_B)`` with ``m_B`` the copies in the secondary set), so example
+``i``'s is ``s_i`` times that, and ``x_1 = s / m``.
 """
 from __future__ import annotations
 
@@ -134,7 +144,9 @@ class MirrorAscent:
     is the l1 factor, used by SparseBoost only); ``step(t, gamma_t, ||x_t||_1)`` gives
     ``eta_t``; ``penalty(eta_t, gamma_t, ||x_t||_1)`` gives ``alpha_t``; with ``normalize``
     the weak learner gets ``x_t / ||x_t||_1`` (the second projection onto the simplex of
-    SparseBoost and MadaBoost), else ``x_t`` itself.
+    SparseBoost and MadaBoost), else ``x_t`` itself. ``base``: the replication weights ``s``
+    (sum ``m``) or None; with them the mirror image is ``grad R(x / s)`` (per copy) and
+    ``project`` must return the distribution over examples.
     """
 
     regularizer: str
@@ -144,6 +156,7 @@ class MirrorAscent:
     x1: np.ndarray
     penalty: Callable[[float, float, float], float] = _no_penalty
     normalize: bool = False
+    base: np.ndarray | None = None
 
 
 @dataclass
@@ -171,7 +184,11 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
     start = time.perf_counter()
     y = np.asarray(y, dtype=np.float64)
     x = parts.x1.copy()
-    theta = mirror_map(parts.regularizer, x)  # the lazy update's accumulator
+
+    def mirror(v):  # grad R, per copy
+        return mirror_map(parts.regularizer, v if parts.base is None else v / parts.base)
+
+    theta = mirror(x)  # the lazy update's accumulator
     margins = np.zeros(y.shape[0])  # sum_s eta_s u_s
     total = 0.0
     rows = {c: [] for c in HISTORY_COLUMNS}
@@ -188,7 +205,7 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
             break
         eta = float(parts.step(t, edge, mass))
         alpha = float(parts.penalty(eta, edge, mass))
-        base = mirror_map(parts.regularizer, x) if parts.update == "active" else theta
+        base = mirror(x) if parts.update == "active" else theta
         theta = base - eta * u
         x = parts.project(theta, alpha)
         hypotheses.append(h)
@@ -226,9 +243,27 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
 
 
 # ----------------------------------------------------------------------------- assemblies
-def _simplex_projection(regularizer: str, nu: float | None = None, caps: np.ndarray | None = None):
-    """``theta -> P_S(theta)`` for S = simplex, ``P(m, nu)`` or the per-example-capped simplex."""
+def _simplex_projection(regularizer: str, nu: float | None = None, caps: np.ndarray | None = None,
+                        base: np.ndarray | None = None):
+    """``theta -> P_S(theta)`` for S = simplex, ``P(m, nu)`` or the per-example-capped simplex.
+
+    ``caps`` are per example. With replication weights ``base`` = ``s``, ``theta`` is per copy
+    and every copy is capped at ``1/nu`` (per example ``s_i/nu``); the KL projections take
+    ``theta + ln s`` (the examples' unnormalised weights) or the weighted capped projection,
+    the Euclidean ones the weighted sweep with per-copy caps ``caps_i / s_i``.
+    """
     entropy = regularizer == "entropy"
+    if base is not None:
+        if entropy:
+            log_s = np.log(base)
+            if caps is not None:
+                return lambda theta, alpha: bregman.kl_box_capped_simplex_projection(theta + log_s, caps)
+            if nu is not None:
+                return lambda theta, alpha: bregman.kl_capped_simplex_projection(theta, nu, base)
+            return lambda theta, alpha: bregman.kl_simplex_projection(theta + log_s)
+        group_caps = caps if caps is not None else base / nu if nu is not None else np.ones_like(base)
+        per_copy = np.minimum(group_caps, 1.0) / base
+        return lambda theta, alpha: bregman.euclidean_replicated_projection(theta, base, per_copy)
     if caps is not None:
         fn = (bregman.kl_box_capped_simplex_projection if entropy
               else bregman.euclidean_box_capped_simplex_projection)
@@ -240,22 +275,38 @@ def _simplex_projection(regularizer: str, nu: float | None = None, caps: np.ndar
     return lambda theta, alpha: fn(theta)
 
 
-def secondary_caps(secondary: np.ndarray, smoothness: float) -> np.ndarray:
+def secondary_caps(secondary: np.ndarray, smoothness: float, weights: np.ndarray | None = None) -> np.ndarray:
     """Caps of the combined-datasets set ``K = {w in simplex : w_i <= 1/(lambda m_B), i in B}``.
 
     ``B`` is the secondary subset (boolean mask), ``m_B = |B|``. The comparator uniform over
     the mistakes of ``f`` on ``B`` lies in ``K`` while their fraction is ``eps_B >= lambda``,
     so Theorem 1 holds for it until the error on ``B`` is below ``lambda``; the primary set
     is uncapped (its error tends to 0) (002 section 3.2, supplement eq. 26). Cap 1 = none.
+    With replication ``weights`` ``s``, ``m_B = sum_{i in B} s_i`` copies, each capped at
+    ``1/(lambda m_B)``: example ``i in B`` at ``s_i/(lambda m_B)``.
     """
-    n_secondary = int(secondary.sum())
-    cap = 1.0 / (smoothness * n_secondary) if n_secondary else 1.0
-    return np.where(secondary, min(cap, 1.0), 1.0)
+    if weights is None:
+        n_secondary = int(secondary.sum())
+        cap = 1.0 / (smoothness * n_secondary) if n_secondary else 1.0
+        return np.where(secondary, min(cap, 1.0), 1.0)
+    mass = float(weights[secondary].sum())
+    caps = weights / (smoothness * mass) if mass > 0 else np.ones_like(weights)
+    return np.where(secondary, np.minimum(caps, 1.0), 1.0)
+
+
+def _replication(sample_weight, m: int) -> np.ndarray | None:
+    """``sample_weight`` (positive, finite, length ``m``) scaled to sum ``m``, or None."""
+    if sample_weight is None:
+        return None
+    s = np.asarray(sample_weight, dtype=np.float64)
+    if s.shape != (m,) or not np.all(np.isfinite(s)) or not np.all(s > 0.0):
+        raise ValueError(f"sample_weight must hold {m} positive finite values, got shape {s.shape}")
+    return s * (m / s.sum())
 
 
 def maboost(m: int, regularizer: str = "entropy", update: str = "active", variant: str = "normal",
             smoothness: float = 0.1, secondary: np.ndarray | None = None, sparsity: float = 0.5,
-            learning_rate: float = 1.0) -> MirrorAscent:
+            learning_rate: float = 1.0, sample_weight: np.ndarray | None = None) -> MirrorAscent:
     """The parts of one MABoost variant on ``m`` examples.
 
     * 'normal':    K = simplex, ``eta_t = gamma_t / L`` (Theorem 1).
@@ -271,7 +322,8 @@ def maboost(m: int, regularizer: str = "entropy", update: str = "active", varian
                    ``e`` in the orthant gives ``eps <= 1/(1 + (1-c) sum_t ||z_t||_1^2 gamma_t^2)``
                    (our reading of 002 eq. 16 / eq. 37).
 
-    ``smoothness`` is ``lambda`` in (0, 1]; ``secondary`` a boolean mask of length ``m``.
+    ``smoothness`` is ``lambda`` in (0, 1]; ``secondary`` a boolean mask of length ``m``;
+    ``sample_weight`` replication weights (positive; see the module docstring).
     """
     if regularizer not in REGULARIZERS:
         raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {regularizer!r}")
@@ -285,8 +337,9 @@ def maboost(m: int, regularizer: str = "entropy", update: str = "active", varian
         raise ValueError(f"sparsity must lie in [0, 1), got {sparsity!r}")
     if not learning_rate > 0.0:
         raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    s = _replication(sample_weight, m)
     L = 1.0 if regularizer == "entropy" else float(m)
-    uniform = np.full(m, 1.0 / m)
+    uniform = np.full(m, 1.0 / m) if s is None else s / m
     step = EdgeStep(L, learning_rate)
     if variant == "sparse":
         if regularizer != "l2":
@@ -295,22 +348,46 @@ def maboost(m: int, regularizer: str = "entropy", update: str = "active", varian
         if update != "active":
             raise ValueError("update must be 'active' for variant='sparse' (SparseBoost is a composite "
                              f"active update); got update={update!r}")
-        return MirrorAscent(regularizer, update, bregman.orthant_l1_projection, step, uniform,
-                            penalty=SparsePenalty(sparsity), normalize=True)
+        if s is None:
+            project = bregman.orthant_l1_projection
+        else:
+            def project(theta, alpha):  # per-copy soft threshold, summed over the copies
+                return s * bregman.orthant_l1_projection(theta, alpha)
+        return MirrorAscent(regularizer, update, project, step, uniform,
+                            penalty=SparsePenalty(sparsity), normalize=True, base=s)
     if variant == "combined":
         if secondary is None:
             raise ValueError("secondary_mask is required for variant='combined'")
-        project = _simplex_projection(regularizer, caps=secondary_caps(secondary, smoothness))
+        project = _simplex_projection(regularizer, caps=secondary_caps(secondary, smoothness, s), base=s)
     elif variant == "smooth":
-        project = _simplex_projection(regularizer, nu=max(smoothness * m, 1.0))
+        project = _simplex_projection(regularizer, nu=max(smoothness * m, 1.0), base=s)
     else:
-        project = _simplex_projection(regularizer)
+        project = _simplex_projection(regularizer, base=s)
     if variant == "maxmargin":
         step = MaxMarginStep(L, learning_rate)
-    return MirrorAscent(regularizer, update, project, step, uniform)
+    return MirrorAscent(regularizer, update, project, step, uniform, base=s)
 
 
-def madaboost(m: int, step: str = "paper", learning_rate: float = 1.0) -> MirrorAscent:
+def adaboost(m: int, learning_rate: float = 1.0, sample_weight: np.ndarray | None = None) -> MirrorAscent:
+    """Plain AdaBoost (Freund and Schapire 1997) in the mirror-ascent loop.
+
+    Entropy, simplex, ``x_1`` uniform (or ``s/m``), active update and AdaBoost's coefficient
+    ``eta_t = 1/2 ln((1 + gamma_t)/(1 - gamma_t))`` (:class:`AdaBoostStep`)::
+
+        w_{t+1,i} = w_{t,i} exp(-eta_t y_i h_t(x_i)) / Z_t.
+
+    It differs from entropy MABoost ('normal', ``eta_t = gamma_t``) in the step only, so it
+    is the like-for-like baseline of the time per round: same loop, same bookkeeping.
+    """
+    if not learning_rate > 0.0:
+        raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    s = _replication(sample_weight, m)
+    return MirrorAscent("entropy", "active", _simplex_projection("entropy", base=s), AdaBoostStep(learning_rate),
+                        np.full(m, 1.0 / m) if s is None else s / m, base=s)
+
+
+def madaboost(m: int, step: str = "paper", learning_rate: float = 1.0,
+              sample_weight: np.ndarray | None = None) -> MirrorAscent:
     """MadaBoost as double-projection LAMABoost (002 Algorithm 3).
 
     Lazy entropy update on ``K1 = [0, 1]^m`` from ``x_1 = 1`` (``theta_1 = 0``), then the
@@ -324,15 +401,20 @@ def madaboost(m: int, step: str = "paper", learning_rate: float = 1.0) -> Mirror
     on K1, so ``L = m``; Theorem 5: ``O(1/(eps^2 gamma^2))`` rounds, from
     ``sum_t (eta_t ||x_t|| gamma_t - eta_t^2 m / 2) <= m (1 - eps)`` and ``||x_t||_1 >= m eps``,
     002 eqs. 48-50); ``step='adaboost'``: the original MadaBoost coefficient
-    ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``.
+    ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``. With replication weights ``s`` every copy
+    starts at 1: ``x_1 = s``, ``x_{t+1} = s min(1, exp(theta_{t+1}))``, ``L = m`` copies.
     """
     if step not in MADABOOST_STEPS:
         raise ValueError(f"step must be one of {MADABOOST_STEPS}, got {step!r}")
     if not learning_rate > 0.0:
         raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    s = _replication(sample_weight, m)
     rule = EdgeStep(float(m), learning_rate) if step == "paper" else AdaBoostStep(learning_rate)
-    return MirrorAscent("entropy", "lazy", lambda theta, alpha: bregman.kl_hypercube_projection(theta, 1.0),
-                        rule, np.ones(m), normalize=True)
+    if s is None:
+        return MirrorAscent("entropy", "lazy", lambda theta, alpha: bregman.kl_hypercube_projection(theta, 1.0),
+                            rule, np.ones(m), normalize=True)
+    return MirrorAscent("entropy", "lazy", lambda theta, alpha: s * bregman.kl_hypercube_projection(theta, 1.0),
+                        rule, s.copy(), normalize=True, base=s)
 
 
 __all__ = [
@@ -344,6 +426,7 @@ __all__ = [
     "MirrorAscent",
     "SparsePenalty",
     "VARIANTS",
+    "adaboost",
     "maboost",
     "madaboost",
     "mirror_ascent_boost",

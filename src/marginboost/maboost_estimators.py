@@ -3,6 +3,11 @@
 * :class:`MABoostClassifier` -- MABoost / LAMABoost (002 Algorithm 1) with the variants of
   :func:`.maboost.maboost`: 'normal', 'maxmargin', 'smooth', 'combined', 'sparse'.
 * :class:`MadaBoostClassifier` -- MadaBoost as double-projection LAMABoost (002 Algorithm 3).
+* :class:`AdaBoostClassifier` -- plain AdaBoost in the same loop (:func:`.maboost.adaboost`),
+  the baseline MABoost's time per round is measured against.
+
+``fit`` takes ``sample_weight`` as replication: example ``i`` counts as ``s_i`` copies
+(weights scaled to mean 1; examples of weight 0 are left out). See :mod:`.maboost`.
 
 The fitted model is ``f(x) = sum_t eta_t h_t(x)``; ``decision_function`` returns it divided
 by ``sum_t eta_t`` (in [-1, 1], same sign), ``predict`` its sign (0 -> ``classes_[0]``).
@@ -15,11 +20,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d, validate_data
 
 from .bregman import REGULARIZERS
 from .estimators import _check_two_classes
-from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, maboost, madaboost, mirror_ascent_boost
+from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
 from .weak_learners import resolve_weak_learner
 
 
@@ -43,7 +48,7 @@ def check_secondary_mask(mask, m: int) -> np.ndarray:
 
 
 class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
-    """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask)``."""
+    """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``."""
 
     _parameter_constraints: dict = {
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -57,18 +62,31 @@ class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _parts(self, m: int, mask):
+    def _parts(self, m: int, mask, weights):
         raise NotImplementedError
 
-    def _fit(self, X, y, mask=None):
+    def _fit(self, X, y, sample_weight=None, mask=None, X_secondary=None, y_secondary=None):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        if X_secondary is not None or y_secondary is not None:
+            X, y, mask = self._stack_secondary(X, y, mask, X_secondary, y_secondary)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        if mask is not None:
+            mask = check_secondary_mask(mask, X.shape[0])
+        weights = None
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+            keep = sample_weight > 0  # not all False: _check_sample_weight rejects all zeros
+            X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
+            mask = None if mask is None else mask[keep]
+            _check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            # equal weights are no weights: take the unweighted code path, bit for bit
+            weights = None if np.all(sample_weight == sample_weight[0]) else sample_weight
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         m = X.shape[0]
-        parts = self._parts(m, None if mask is None else check_secondary_mask(mask, m))
+        parts = self._parts(m, mask, weights)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         result = mirror_ascent_boost(oracle, y_pm, parts, self.max_iter)
         self.hypotheses_ = result.hypotheses
@@ -79,6 +97,22 @@ class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
         self.status_ = result.status
         self.history_ = result.history
         return self
+
+    def _stack_secondary(self, X, y, mask, X_secondary, y_secondary):
+        """Append the secondary data set to ``(X, y)``; the mask marks its rows."""
+        if X_secondary is None or y_secondary is None:
+            raise ValueError("X_secondary and y_secondary must be given together")
+        if mask is not None:
+            raise ValueError("give the secondary set either as secondary_mask or as X_secondary, not both")
+        X_secondary = check_array(X_secondary, dtype=np.float64)
+        if X_secondary.shape[1] != X.shape[1]:
+            raise ValueError(f"X_secondary has {X_secondary.shape[1]} features, X has {X.shape[1]}")
+        y_secondary = column_or_1d(y_secondary, warn=True)
+        if y_secondary.shape[0] != X_secondary.shape[0]:
+            raise ValueError(f"y_secondary has {y_secondary.shape[0]} labels for {X_secondary.shape[0]} rows "
+                             "of X_secondary")
+        mask = np.r_[np.zeros(X.shape[0], dtype=bool), np.ones(X_secondary.shape[0], dtype=bool)]
+        return np.vstack([X, X_secondary]), np.concatenate([y, y_secondary]), mask
 
     def _outputs(self, X) -> np.ndarray:
         check_is_fitted(self)
@@ -123,7 +157,8 @@ class MABoostClassifier(_MirrorBoostClassifier):
     update : 'active' (default, MABoost) or 'lazy' (LAMABoost, dual averaging)
     variant : 'normal' (default), 'maxmargin', 'smooth', 'combined' or 'sparse'
         See :func:`marginboost.maboost.maboost`. 'sparse' (SparseBoost) needs
-        ``regularizer='l2'`` and ``update='active'``; 'combined' needs ``secondary_mask`` in fit.
+        ``regularizer='l2'`` and ``update='active'``; 'combined' needs ``secondary_mask`` or
+        ``X_secondary, y_secondary`` in fit.
     smoothness : float in (0, 1], default=0.1
         ``lambda``: 'smooth' caps every weight at ``1/(lambda m)``; 'combined' caps the
         secondary examples at ``1/(lambda m_B)``. The training error (of the capped set)
@@ -165,21 +200,25 @@ class MABoostClassifier(_MirrorBoostClassifier):
         self.max_depth = max_depth
         self.max_iter = max_iter
 
-    def fit(self, X, y, secondary_mask=None):
+    def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
 
-        ``secondary_mask`` (variant 'combined' only): the secondary data set, as a boolean
-        mask of length ``n_samples`` or integer indices. To combine two data sets, stack them
-        and mark the second: ``fit(np.vstack([XA, XB]), np.r_[yA, yB], np.r_[[False] * len(XA),
-        [True] * len(XB)])``.
+        ``sample_weight``: optional, finite, >= 0; example ``i`` counts as ``sample_weight[i]``
+        copies (scaled to mean 1), so 'smooth' caps it at ``s_i/(lambda m)``; weight 0 leaves it
+        out. The secondary data set of variant 'combined' (002 section 3.2), either as
+        ``secondary_mask`` -- a boolean mask of length ``n_samples`` or integer indices into
+        ``X`` -- or as a second data set ``X_secondary, y_secondary``, appended to ``(X, y)``
+        (then ``sample_weight``, if given, covers the rows of ``X`` followed by those of
+        ``X_secondary``). Both forms give the same model.
         """
-        return self._fit(X, y, secondary_mask)
+        return self._fit(X, y, sample_weight, secondary_mask, X_secondary, y_secondary)
 
-    def _parts(self, m, mask):
+    def _parts(self, m, mask, weights):
         if mask is not None and self.variant != "combined":
-            raise ValueError(f"secondary_mask is only used by variant='combined', got variant={self.variant!r}")
+            raise ValueError("secondary_mask (or X_secondary) is only used by variant='combined', "
+                             f"got variant={self.variant!r}")
         return maboost(m, self.regularizer, self.update, self.variant, float(self.smoothness), mask,
-                       float(self.sparsity), float(self.learning_rate))
+                       float(self.sparsity), float(self.learning_rate), weights)
 
 
 class MadaBoostClassifier(_MirrorBoostClassifier):
@@ -208,12 +247,50 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
         self.max_depth = max_depth
         self.max_iter = max_iter
 
-    def fit(self, X, y):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
-        return self._fit(X, y)
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
 
-    def _parts(self, m, mask):
-        return madaboost(m, self.step, float(self.learning_rate))
+        ``sample_weight`` (optional, finite, >= 0): example ``i`` counts as ``sample_weight[i]``
+        copies (scaled to mean 1), each starting at weight 1 in ``[0, 1]^m``; weight 0 leaves
+        it out.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _parts(self, m, mask, weights):
+        return madaboost(m, self.step, float(self.learning_rate), weights)
 
 
-__all__ = ["MABoostClassifier", "MadaBoostClassifier", "check_secondary_mask"]
+class AdaBoostClassifier(_MirrorBoostClassifier):
+    """AdaBoost (Freund and Schapire 1997) run by the mirror-ascent loop of MABoost.
+
+    ``w_{t+1} ~ w_t exp(-eta_t y h_t(x))`` with ``eta_t = lr * 1/2 ln((1 + gamma_t)/(1 - gamma_t))``
+    (:func:`marginboost.maboost.adaboost`): entropy MABoost on the simplex with AdaBoost's
+    coefficient instead of ``eta_t = gamma_t`` (002, after eq. 15). It shares the loop, the
+    bookkeeping (``history_``) and the weak learners of :class:`MABoostClassifier`, so the two
+    compare like for like (``benchmarks/maboost_speed.py``).
+
+    Parameters
+    ----------
+    learning_rate, weak_learner, max_depth, max_iter : as in :class:`MABoostClassifier`.
+    """
+
+    def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100):
+        self.learning_rate = learning_rate
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
+
+        ``sample_weight`` (optional, finite, >= 0) is the initial distribution (scaled to sum
+        1), which for AdaBoost is the same as replicating example ``i`` ``sample_weight[i]``
+        times; weight 0 leaves it out.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _parts(self, m, mask, weights):
+        return adaboost(m, float(self.learning_rate), weights)
+
+
+__all__ = ["AdaBoostClassifier", "MABoostClassifier", "MadaBoostClassifier", "check_secondary_mask"]
