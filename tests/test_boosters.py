@@ -5,7 +5,6 @@ vectors), so the optimal soft margin over it is one LP, solved here directly wit
 HiGHS interface (tests/reference.py), independently of the boosters' code. With the exact
 stump oracle each booster must end with soft margin >= optimum - eps (000, Lemma 2) and can
 never exceed the optimum."""
-import warnings
 
 import numpy as np
 import pytest

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
-from marginboost.datasets import list_datasets, load_csv, load_dataset, load_libsvm, make_waveform
+from marginboost.datasets import list_datasets, load_csv, load_dataset, load_libsvm, make_twonorm, make_waveform
 
 SHAPES = {
     "banana": (5300, 2), "breast_cancer": (277, 9), "diabetes": (768, 8), "german": (1000, 20),
-    "heart": (270, 13), "ringnorm": (7400, 20), "splice": (3190, 60), "titanic": (2201, 3),
+    "heart": (270, 13), "magic": (19020, 10), "spambase": (4597, 57), "ringnorm": (7400, 20), "splice": (3190, 60), "titanic": (2201, 3),
     "twonorm": (7400, 20), "waveform": (5000, 21),
 }
 
@@ -39,6 +39,16 @@ def test_waveform_follows_breiman_definition():
     mean_pos = data.X[data.y > 0].mean(0)
     assert 10 <= int(np.argmax(mean_pos)) <= 14
     np.testing.assert_array_equal(make_waveform(100, 3).X, make_waveform(100, 3).X)
+
+
+def test_twonorm_generator_follows_breiman_definition():
+    data = make_twonorm(20000, seed=1)
+    assert data.shape == (20000, 20) and abs((data.y > 0).mean() - 0.5) < 0.02
+    a = 2 / np.sqrt(20)
+    np.testing.assert_allclose(data.X[data.y > 0].mean(0), a, atol=0.03)
+    np.testing.assert_allclose(data.X[data.y < 0].mean(0), -a, atol=0.03)
+    np.testing.assert_allclose(data.X[data.y > 0].std(0), 1.0, atol=0.03)
+    np.testing.assert_array_equal(make_twonorm(50, seed=3).X, make_twonorm(50, seed=3).X)
 
 
 def test_unknown_name_lists_the_available_ones():

@@ -162,3 +162,17 @@ def test_bad_input_is_refused():
         NZDD.from_edges(2, [1], [0], [0, 0], [], 3)
     with pytest.raises(ValueError, match="no root-to-leaf path"):
         NZDD.from_edges(3, [0], [1], [0, 0], [], 3)
+
+
+@settings(max_examples=30, deadline=None)
+@given(samples)
+def test_stump_max_edge_equals_brute_force(args):
+    """The one-pass best edge over the presorted features (used by stop='certified')."""
+    m, p, n_values, seed = args
+    rng = np.random.default_rng(seed)
+    X, y = sample(rng, m, p, n_values)
+    S = build_stump_nzdd(X, y)
+    U = all_stump_margins(X, y)
+    d = rng.dirichlet(np.ones(m))
+    assert S.max_edge(d) == pytest.approx((d @ U).max(), abs=1e-14)
+    assert S.max_edge(d) == pytest.approx(S.nzdd.max_edge(d), abs=1e-14)

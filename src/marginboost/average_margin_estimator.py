@@ -25,21 +25,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .average_margin import STEPS, STOPS, average_margin_boost, stump_eta
-from .estimators import _check_two_classes, resolve_nu
+from .binary import BinaryClassifierMixin
+from .estimators import resolve_nu
 from .nzdd import MAX_ETA
 from .nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
 from .objectives import soft_margin
 
 __all__ = ["AverageMarginBoostClassifier"]
 
-_CHUNK = 4096  # rows per block in decision_function (bounds the (rows, stumps) temporary)
 
-
-class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
+class AverageMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Boosting with an average-margin oracle over an NZDD of decision stumps (paper 003).
 
     Parameters
@@ -60,7 +58,8 @@ class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
     stop : 'gap' or 'certified', default='gap'
         ``'gap'``: FW gap <= eps/2 (Algorithm 1); ``'certified'``: also stop once
         ``min_t max_h d^t @ u_h - soft margin <= eps`` (same guarantee, see
-        :mod:`.average_margin`).
+        :mod:`.average_margin`). ``history_['best_edge']`` is computed with ``'certified'`` only
+        (about one stump call a round), else NaN.
     min_weight : float in [0, 1), default=1e-6
         Stumps with ``w_h <= min_weight`` are not stored.
     max_iter : int >= 1, default=10000
@@ -74,7 +73,9 @@ class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
     nu_, eta_ : the capping parameter as a count, the eta used.
     nzdd_ : :class:`.nzdd_stumps.StumpNZDD`; pass it to a later ``fit`` on the same data.
     n_hypotheses_ : ``|H_S|``, distinct stump margin vectors.
-    nzdd_size_, nzdd_n_edges_, nzdd_build_time_ : ``|G|`` (labels), edges, seconds to build.
+    nzdd_build_time_ : seconds to build the NZDD's chains (what the oracle needs).
+    nzdd_size_, nzdd_n_edges_ : ``|G|`` (labels) and edges of the explicit NZDD, assembled on
+        first access (properties: fit does not need the explicit DAG).
     hypotheses_ : list of the stored :class:`.weak_learners.Stump`; ``weights_`` their weights.
     dropped_mass_ : float, the weight of the stumps not stored.
     margin_ : soft margin of the stored classifier on the training sample.
@@ -107,19 +108,11 @@ class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.max_time = max_time
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X, y, nzdd: StumpNZDD | None = None):
         """Boost on ``(X, y)`` (two classes). ``nzdd``: a ``nzdd_`` from an earlier fit on the same data."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
-        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        _, y_pm = self._binary_targets(y)
         m = X.shape[0]
         self.nu_ = resolve_nu(self.nu, m)
         start = time.perf_counter()
@@ -131,8 +124,6 @@ class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
         self.nzdd_ = nzdd
         self.nzdd_build_time_ = time.perf_counter() - start
         self.n_hypotheses_ = nzdd.n_hypotheses
-        self.nzdd_size_ = nzdd.nzdd.size
-        self.nzdd_n_edges_ = nzdd.nzdd.n_edges
         if self.eta == "exact":
             self.eta_ = 2.0 * math.log(nzdd.n_hypotheses) / self.eps
         elif self.eta == "stump_bound":
@@ -142,9 +133,10 @@ class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.eta_ > MAX_ETA:
             raise ValueError(f"eta = {self.eta_:.3g} (from eps={self.eps!r}) exceeds {MAX_ETA:g}, beyond which "
                              f"the average margin is inaccurate even in log space: raise eps")
+        # The best edge costs about one stump call a round: computed only where it decides the stop.
+        max_edge = nzdd.max_edge if self.stop == "certified" else None
         result = average_margin_boost(lambda d: nzdd.average_margin(d, self.eta_), m, self.nu_, self.eps,
-                                      self.eta_, self.step, self.stop, nzdd.nzdd.max_edge, self.max_iter,
-                                      self.max_time)
+                                      self.eta_, self.step, self.stop, max_edge, self.max_iter, self.max_time)
         w = nzdd.hypothesis_weights(result.d, self.eta_)
         kept = np.flatnonzero(w > self.min_weight)
         self.dropped_mass_ = float(max(w.sum() - w[kept].sum(), 0.0))
@@ -167,13 +159,32 @@ class AverageMarginBoostClassifier(ClassifierMixin, BaseEstimator):
                           ConvergenceWarning, stacklevel=2)
         return self
 
+    @property
+    def nzdd_size_(self) -> int:
+        check_is_fitted(self, "nzdd_")
+        return self.nzdd_.nzdd.size
+
+    @property
+    def nzdd_n_edges_(self) -> int:
+        check_is_fitted(self, "nzdd_")
+        return self.nzdd_.nzdd.n_edges
+
     def _score(self, X: np.ndarray) -> np.ndarray:
-        score = np.empty(X.shape[0])
-        for lo in range(0, X.shape[0], _CHUNK):
-            block = X[lo:lo + _CHUNK]
-            # Constants have threshold -inf: x > -inf is always true, giving their sign.
-            above = block[:, self._features] > self._thresholds
-            score[lo:lo + _CHUNK] = np.where(above, self._signs, -self._signs) @ self.weights_
+        """``sum_h w_h s_h (2 [x_f > theta_h] - 1) = -sum_h w_h s_h + 2 sum_f C_f(x_f)`` with
+        ``C_f(v) = sum_{h on f, theta_h < v} w_h s_h``: per feature one sort of its thresholds
+        and a binary search per example, O((n + m) log n) instead of the O(nm) of a dense
+        stump-by-example matrix (which dominated fit on 7400 rows with ~10^4 stored stumps)."""
+        ws = self.weights_ * self._signs
+        score = np.full(X.shape[0], -ws.sum())
+        # Constants (threshold -inf) satisfy x > theta for every x.
+        const = self._thresholds == -np.inf
+        score += 2.0 * ws[const].sum()
+        for f in np.unique(self._features[~const]):
+            on = np.flatnonzero((self._features == f) & ~const)
+            order = np.argsort(self._thresholds[on], kind="stable")
+            thresholds = self._thresholds[on][order]
+            cum = np.concatenate([[0.0], np.cumsum(ws[on][order])])
+            score += 2.0 * cum[np.searchsorted(thresholds, X[:, f], side="left")]
         return score
 
     def decision_function(self, X) -> np.ndarray:

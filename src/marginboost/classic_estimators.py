@@ -21,17 +21,17 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .classic import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
-from .estimators import _check_two_classes, resolve_nu
+from .binary import BinaryClassifierMixin
+from .estimators import resolve_nu
 from .objectives import soft_margin
 from .softboost import softboost
 from .weak_learners import resolve_weak_learner
 
 
-class _ClassicBoostClassifier(ClassifierMixin, BaseEstimator):
+class _ClassicBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y)``."""
 
     _parameter_constraints: dict = {
@@ -40,11 +40,6 @@ class _ClassicBoostClassifier(ClassifierMixin, BaseEstimator):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def _run(self, oracle, y_pm):
         raise NotImplementedError
 
@@ -52,10 +47,7 @@ class _ClassicBoostClassifier(ClassifierMixin, BaseEstimator):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
-        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        _, y_pm = self._binary_targets(y)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         result = self._run(oracle, y_pm)
         self.hypotheses_ = result.hypotheses
@@ -91,22 +83,12 @@ class _ClassicBoostClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self._scores(validate_data(self, X, dtype=np.float64, reset=False))
 
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
-        score = self.decision_function(X)
-        return self.classes_[(score > 0).astype(int)]
-
     def staged_decision_function(self, X):
         """Yield ``f_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         check_is_fitted(self)
         outputs = self._outputs(validate_data(self, X, dtype=np.float64, reset=False))
         for w in self.weights_path_:
             yield outputs[:, : w.shape[0]] @ w
-
-    def staged_predict(self, X):
-        """Yield the predictions after every round."""
-        for score in self.staged_decision_function(X):
-            yield self.classes_[(score > 0).astype(int)]
 
 
 class TotalBoostClassifier(_ClassicBoostClassifier):

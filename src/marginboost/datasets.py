@@ -14,7 +14,9 @@ breast_cancer  KEEL ``breast``          277 x 9       (263, 10)
 diabetes       KEEL ``pima``            768 x 8       (768, 9)
 german         KEEL ``german``          1000 x 20     (1000, 21)
 heart          KEEL ``heart``           270 x 13      (270, 14)
+magic          KEEL ``magic``           19020 x 10    (not in paper 000; paper 003's Table 2)
 ringnorm       KEEL ``ring``            7400 x 20     (7400, 21)
+spambase       KEEL ``spambase``        4597 x 57     (not in paper 000; paper 003's Table 2)
 splice         KEEL ``splice``          3190 x 60     (2991, 61): N vs {EI, IE}
 titanic        KEEL ``titanic``         2201 x 3      (24, 4) (Raetsch kept 24 distinct rows)
 twonorm        KEEL ``twonorm``         7400 x 20     (7400, 21)
@@ -25,6 +27,9 @@ Not available offline: flare-solar, image and thyroid (KEEL has no binary versio
 ``waveform`` is generated from its published definition (Breiman et al. 1984, CART, p. 49;
 the UCI "waveform" generator) with a fixed seed; Raetsch's binary version separates class 0
 from the other two.
+
+:func:`make_twonorm` generates Breiman's twonorm of any size (paper 003's Table 2 uses
+generated data with 100k+ examples); it is not in the registry.
 
 Also: :func:`load_csv` and :func:`load_libsvm` for the user's own files.
 """
@@ -68,11 +73,13 @@ _KEEL = {
     "diabetes": ("pima", None, "Pima Indians diabetes"),
     "german": ("german", None, "categorical columns ordinally encoded"),
     "heart": ("heart", None, ""),
+    "magic": ("magic", None, "MAGIC gamma telescope: +1 = hadron (h), -1 = gamma (g)"),
     "ringnorm": ("ring", None, ""),
     "splice": ("splice", lambda label: label.strip() != "N",
                "3 classes in KEEL: +1 = exon/intron boundary (EI or IE), -1 = neither (N); "
                "nucleotides ordinally encoded"),
     "titanic": ("titanic", None, "KEEL keeps all 2201 passengers"),
+    "spambase": ("spambase", None, "+1 = spam"),
     "twonorm": ("twonorm", None, ""),
 }
 GENERATED = {"waveform": "Breiman's waveform generator (CART 1984), 5000 rows, seed 0; +1 = class 0"}
@@ -125,6 +132,18 @@ def make_waveform(n_samples: int = 5000, seed: int = 0) -> Dataset:
     y = np.where(cls == 0, 1.0, -1.0)
     return Dataset("waveform", X, y, GENERATED["waveform"], ("class 1 or 2", "class 0"),
                    "generated", tuple(f"x{i}" for i in pos))
+
+
+def make_twonorm(n_samples: int = 7400, n_features: int = 20, seed: int = 0) -> Dataset:
+    """Breiman's twonorm (Breiman 1996, "Bias, variance and arcing classifiers", TR 460):
+    each class is drawn from a unit-covariance normal in ``n_features`` dimensions, class +1
+    with mean ``(a, ..., a)`` and class -1 with mean ``(-a, ..., -a)``, ``a = 2 / sqrt(20)``;
+    classes equally likely. KEEL's ``twonorm`` is 7400 rows of it."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n_samples) < 0.5, 1.0, -1.0)
+    X = rng.normal(size=(n_samples, n_features)) + (2.0 / np.sqrt(20.0)) * y[:, None]
+    return Dataset(f"twonorm_{n_samples}", X, y, f"generated: Breiman's twonorm, {n_samples} rows, seed {seed}",
+                   ("-1", "1"), "generated", tuple(f"x{i}" for i in range(1, n_features + 1)))
 
 
 def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: bool | None = None) -> Dataset:

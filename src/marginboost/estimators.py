@@ -27,11 +27,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import algorithms
 from .algorithms import Assembly
+from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .booster import HISTORY_COLUMNS
 from .fw_rules import FW_RULES
 from .objectives import entropy_eta
@@ -54,15 +54,7 @@ def resolve_nu(nu, m: int) -> float:
     return value
 
 
-def _check_two_classes(n_classes: int, where: str) -> None:
-    if n_classes != 2:
-        raise ValueError(
-            f"Only binary classification is supported: y must contain exactly two classes, "
-            f"got {n_classes} {'class' if n_classes == 1 else 'classes'} ({where})"
-        )
-
-
-class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
+class SoftMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class: a soft-margin booster of 000 behind the scikit-learn classifier API.
 
     Parameters
@@ -115,11 +107,6 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
     def _assembly(self) -> Assembly:
         raise NotImplementedError
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X, y, sample_weight=None):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
 
@@ -129,9 +116,7 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        y_index, _ = self._binary_targets(y)
         weights = None
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -139,7 +124,7 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
             X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
-            _check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
             weights = sample_weight * (sample_weight.shape[0] / sample_weight.sum())
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         m = X.shape[0]
@@ -168,14 +153,6 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def _hypothesis_outputs(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        out = np.zeros((X.shape[0], len(self.hypotheses_)))
-        for j, h in enumerate(self.hypotheses_):
-            out[:, j] = h.predict(X)
-        return out
-
     def decision_function(self, X) -> np.ndarray:
         """``H(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
@@ -186,25 +163,14 @@ class SoftMarginBoostClassifier(ClassifierMixin, BaseEstimator):
                 score += w * h.predict(X)
         return score
 
-    def predict(self, X) -> np.ndarray:
-        """The class ``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
-        score = self.decision_function(X)
-        return self.classes_[(score > 0).astype(int)]
-
     def staged_decision_function(self, X):
         """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
-        outputs = self._hypothesis_outputs(X)
+        outputs = hypothesis_outputs(self, X)
         if self.weights_path_ is None:
             raise ValueError("staged predictions need the weights of every round, which model files do "
                              "not store: refit the estimator to get them")
         for w in self.weights_path_:
             yield outputs[:, : w.shape[0]] @ w
-
-    def staged_predict(self, X):
-        """Yield the predictions after every round."""
-        for score in self.staged_decision_function(X):
-            yield self.classes_[(score > 0).astype(int)]
-
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` as versioned JSON (see :mod:`marginboost.model_io`)."""

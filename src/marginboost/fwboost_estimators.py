@@ -41,10 +41,9 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from .estimators import _check_two_classes
+from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
 from .losses import LOSSES, check_targets, resolve_loss
 from .weak_learners import resolve_weak_learner
@@ -97,20 +96,12 @@ class _FWBoostBase(BaseEstimator):
         self._path = (result.alpha_path, result.beta * result.scales)
         return self
 
-    def _outputs(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        out = np.zeros((X.shape[0], len(self.hypotheses_)))
-        for j, h in enumerate(self.hypotheses_):
-            out[:, j] = h.predict(X)
-        return out
-
     def _decision(self, X) -> np.ndarray:
-        outputs = self._outputs(X)
+        outputs = hypothesis_outputs(self, X)
         return self.offset_ + outputs @ self.coef_
 
     def _staged(self, X):
-        outputs = self._outputs(X)
+        outputs = hypothesis_outputs(self, X)
         path, factor = self._path
         for alpha in path:
             k = alpha.shape[0]
@@ -162,7 +153,7 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
         yield from self._staged(X)
 
 
-class FWBoostClassifier(ClassifierMixin, _FWBoostBase):
+class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
     """FWBoost for binary classification, labels mapped to ``y in {-1, +1}`` (``classes_[1]``
     is +1) and ``F_0 = 0``. With ``loss='exponential'``, ``variant='C'`` it is AdaBoost.FW
     (001 Algorithm 6; :func:`.fwboost.adaboost_fw` is the same fit written as reweighting).
@@ -181,31 +172,19 @@ class FWBoostClassifier(ClassifierMixin, _FWBoostBase):
         self.n_estimators = n_estimators
         self.tol = tol
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        y_index, y_pm = self._binary_targets(y)
         if sample_weight is not None:
             sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            _check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
-        return self._boost(X, np.where(y_index == 1, 1.0, -1.0), sample_weight, "zero")
+            check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
+        return self._boost(X, y_pm, sample_weight, "zero")
 
     def decision_function(self, X) -> np.ndarray:
         """``F(x)``; positive means ``classes_[1]``."""
         return self._decision(X)
-
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where ``F(x) > 0``, else ``classes_[0]``."""
-        score = self.decision_function(X)
-        return self.classes_[(score > 0).astype(int)]
 
     def staged_decision_function(self, X):
         """Yield ``F_t(X)`` after every update ``t = 1, ..., n_iter_``."""

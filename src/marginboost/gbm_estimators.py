@@ -45,10 +45,9 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from .estimators import _check_two_classes
+from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .gbm import LEAF_UPDATES, gbm
 from .losses import LOSSES, resolve_loss
 from .weak_learners.regression import resolve_regression_learner
@@ -91,17 +90,12 @@ class _GBMBase(BaseEstimator):
         self.history_ = result.history
         return self
 
-    def _outputs(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.stack([h.predict(X) for h in self.hypotheses_], axis=1)
-
     def _decision(self, X) -> np.ndarray:
-        outputs = self._outputs(X)
+        outputs = hypothesis_outputs(self, X)
         return self.init_ + self.learning_rate * outputs.sum(axis=1)
 
     def _staged(self, X):
-        outputs = self._outputs(X)
+        outputs = hypothesis_outputs(self, X)
         F = self.init_ + np.cumsum(self.learning_rate * outputs, axis=1)
         for t in range(F.shape[1]):
             yield F[:, t]
@@ -140,7 +134,7 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         yield from self._staged(X)
 
 
-class GBMClassifier(ClassifierMixin, _GBMBase):
+class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
     """Gradient boosting for binary classification, labels mapped to ``y in {-1, +1}``
     (``classes_[1]`` is +1); parameters in the module docstring.
 
@@ -159,31 +153,19 @@ class GBMClassifier(ClassifierMixin, _GBMBase):
         self.leaf_update = leaf_update
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        y_index, y_pm = self._binary_targets(y)
         if sample_weight is not None:
             sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            _check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
-        return self._boost(X, np.where(y_index == 1, 1.0, -1.0), sample_weight)
+            check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
+        return self._boost(X, y_pm, sample_weight)
 
     def decision_function(self, X) -> np.ndarray:
         """``F(x)``; positive means ``classes_[1]``."""
         return self._decision(X)
-
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where ``F(x) > 0``, else ``classes_[0]``."""
-        score = self.decision_function(X)
-        return self.classes_[(score > 0).astype(int)]
 
     def staged_decision_function(self, X):
         """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""

@@ -10,17 +10,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimators import _check_two_classes
+from .binary import BinaryClassifierMixin
 from .graphsepboost import aggregate_scores, binarise, graphsepboost
 from .weak_learners import resolve_weak_learner
 
 __all__ = ["GraphSepBoostClassifier"]
 
 
-class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
+class GraphSepBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """GraphSepBoost: reweight by the degree in the graph of not-yet-separated pairs of
     opposite labels until no pair is left; predict from the code ``(b_1(x), ..., b_T(x))``.
 
@@ -62,19 +61,11 @@ class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
         self.aggregation = aggregation
         self.max_pairs = max_pairs
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def fit(self, X, y):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
-        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        _, y_pm = self._binary_targets(y)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         result = graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs)
         self.hypotheses_ = result.hypotheses
@@ -98,11 +89,6 @@ class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
         """The aggregation score of ``x`` (module :mod:`.graphsepboost`); positive means ``classes_[1]``."""
         return aggregate_scores(self._codes(X), self.pos_codes_, self.neg_codes_, self.aggregation)
 
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where the score is > 0, else ``classes_[0]``."""
-        score = self.decision_function(X)
-        return self.classes_[(score > 0).astype(int)]
-
     def staged_decision_function(self, X):
         """Yield the scores with the first ``t`` hypotheses, ``t = 1, ..., n_iter_``."""
         codes = self._codes(X)
@@ -110,7 +96,3 @@ class GraphSepBoostClassifier(ClassifierMixin, BaseEstimator):
             yield aggregate_scores(codes[:, :t], self.pos_codes_[:, :t], self.neg_codes_[:, :t],
                                    self.aggregation)
 
-    def staged_predict(self, X):
-        """Yield the predictions after every round."""
-        for score in self.staged_decision_function(X):
-            yield self.classes_[(score > 0).astype(int)]

@@ -19,11 +19,10 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
 
 from .bregman import REGULARIZERS
-from .estimators import _check_two_classes
+from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
 from .weak_learners import resolve_weak_learner
 
@@ -47,7 +46,7 @@ def check_secondary_mask(mask, m: int) -> np.ndarray:
     return out
 
 
-class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
+class _MirrorBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``."""
 
     _parameter_constraints: dict = {
@@ -57,11 +56,6 @@ class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
     def _parts(self, m: int, mask, weights):
         raise NotImplementedError
 
@@ -70,9 +64,7 @@ class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         if X_secondary is not None or y_secondary is not None:
             X, y, mask = self._stack_secondary(X, y, mask, X_secondary, y_secondary)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        _check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        y_index, _ = self._binary_targets(y)
         if mask is not None:
             mask = check_secondary_mask(mask, X.shape[0])
         weights = None
@@ -81,7 +73,7 @@ class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
             keep = sample_weight > 0  # not all False: _check_sample_weight rejects all zeros
             X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
             mask = None if mask is None else mask[keep]
-            _check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
             # equal weights are no weights: take the unweighted code path, bit for bit
             weights = None if np.all(sample_weight == sample_weight[0]) else sample_weight
         y_pm = np.where(y_index == 1, 1.0, -1.0)
@@ -114,36 +106,18 @@ class _MirrorBoostClassifier(ClassifierMixin, BaseEstimator):
         mask = np.r_[np.zeros(X.shape[0], dtype=bool), np.ones(X_secondary.shape[0], dtype=bool)]
         return np.vstack([X, X_secondary]), np.concatenate([y, y_secondary]), mask
 
-    def _outputs(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        out = np.zeros((X.shape[0], len(self.hypotheses_)))
-        for j, h in enumerate(self.hypotheses_):
-            out[:, j] = h.predict(X)
-        return out
-
     def decision_function(self, X) -> np.ndarray:
         """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
-        out = self._outputs(X)
+        out = hypothesis_outputs(self, X)
         total = self.coef_.sum()
         return out @ self.coef_ / total if total > 0 else np.zeros(out.shape[0])
 
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
-        score = self.decision_function(X)
-        return self.classes_[(score > 0).astype(int)]
-
     def staged_decision_function(self, X):
         """Yield the normalised ``f_t(X)`` after every round ``t`` (one per row of ``history_``)."""
-        scores = np.cumsum(self._outputs(X) * self.coef_, axis=1)
+        scores = np.cumsum(hypothesis_outputs(self, X) * self.coef_, axis=1)
         totals = np.cumsum(self.coef_)
         for t in range(self.coef_.shape[0]):
             yield scores[:, t] / totals[t]
-
-    def staged_predict(self, X):
-        """Yield the predictions after every round."""
-        for score in self.staged_decision_function(X):
-            yield self.classes_[(score > 0).astype(int)]
 
 
 class MABoostClassifier(_MirrorBoostClassifier):

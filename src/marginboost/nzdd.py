@@ -46,7 +46,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_ETA", "NZDD"]
+__all__ = ["MAX_ETA", "NZDD", "check_distribution"]
 
 # eta * 2^-53 (the effect of one rounding of d on the log-weights) stays below ~1e-7.
 MAX_ETA = 1e9
@@ -203,6 +203,20 @@ def _count(out_ptr, dst):
     return c[0]
 
 
+def check_distribution(d, eta: float, m: int) -> np.ndarray:
+    """``d`` as a contiguous float64 array of shape (m,), finite, and ``eta`` in (0, MAX_ETA]; else ValueError."""
+    d = np.ascontiguousarray(d, dtype=np.float64)
+    if d.shape != (m,):
+        raise ValueError(f"d must have shape ({m},) for this NZDD, got {d.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("d must be finite")
+    if not (0.0 < eta <= MAX_ETA):
+        raise ValueError(
+            f"eta must lie in (0, {MAX_ETA:g}], got {eta!r}: beyond that one rounding of d "
+            f"changes the log-weights by eta * 2^-53 > 1e-7 and the average is inaccurate")
+    return d
+
+
 class NZDD:
     """An NZDD in CSR form; build it with :meth:`from_edges` (sorts, trims and checks).
 
@@ -308,16 +322,7 @@ class NZDD:
 
     # ------------------------------------------------------------------ weights
     def _check_eta(self, d, eta):
-        d = np.ascontiguousarray(d, dtype=np.float64)
-        if d.shape != (self.m,):
-            raise ValueError(f"d must have shape ({self.m},) for this NZDD, got {d.shape}")
-        if not np.all(np.isfinite(d)):
-            raise ValueError("d must be finite")
-        if not (0.0 < eta <= MAX_ETA):
-            raise ValueError(
-                f"eta must lie in (0, {MAX_ETA:g}], got {eta!r}: beyond that one rounding of d "
-                f"changes the log-weights by eta * 2^-53 > 1e-7 and the average is inaccurate")
-        return d
+        return check_distribution(d, eta, self.m)
 
     def edge_log_weights(self, d: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
         """``la(e) = sum_{i in psi(e)} 2 eta d_i`` as a double-double pair ``(hi, lo)``."""
