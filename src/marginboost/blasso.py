@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .booster import _MarginMatrix
+from .booster import MarginMatrix
 from .losses import PointwiseLoss, check_targets
 
 __all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoResult", "blasso", "staged_blasso"]
@@ -120,7 +120,7 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estim
         raise ValueError(f"xi must be >= 0 (the tolerance), got xi={xi!r}")
     check_targets(loss, y)
     s = sample_weight
-    columns = _MarginMatrix(y.shape[0])  # directions a_j, sign-normalised (see _canonical)
+    columns = MarginMatrix(y.shape[0])  # directions a_j, sign-normalised (see _canonical)
     hypotheses, scales, counts = [], [], np.zeros(0, dtype=np.int64)
     F = np.full(y.shape[0], float(offset))
     L = loss.value(F, y, s)

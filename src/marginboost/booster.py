@@ -101,7 +101,7 @@ class WeightsPath:
             yield w
 
 
-class _MarginMatrix:
+class MarginMatrix:
     """Columns u_j = y * h_j(X) of the distinct hypotheses, grown by doubling (Fortran order)."""
 
     def __init__(self, m: int):
@@ -162,7 +162,7 @@ def boost(
     weights = objective.weights
     reported = SoftMargin(objective.nu, weights)
     m = y.shape[0]
-    columns = _MarginMatrix(m)
+    columns = MarginMatrix(m)
     hypotheses: list = []
     history = {name: [] for name in HISTORY_COLUMNS}
     weights_path = WeightsPath()

@@ -51,7 +51,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from .booster import WeightsPath, _MarginMatrix
+from .booster import MarginMatrix, WeightsPath
 from .line_search import exact_line_search
 from .losses import ExponentialLoss, check_targets
 from .weak_learners import DecisionStump, EdgeTree
@@ -208,7 +208,7 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
     _check_step(loss, step, smooth)
     descent = _Descent(loss, y, s)
 
-    columns = _MarginMatrix(m)  # atom directions a_j (identical ones merged)
+    columns = MarginMatrix(m)  # atom directions a_j (identical ones merged)
     hypotheses, scales = [], []
     alpha = np.zeros(0)
     alpha0 = 1.0  # weight of the zero atom
@@ -323,7 +323,7 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
     m = y.shape[0]
     log_d = np.full(m, -np.log(m))
     log_mL = np.log(m)
-    columns = _MarginMatrix(m)
+    columns = MarginMatrix(m)
     hypotheses, coef = [], np.zeros(0)
     history = {name: [] for name in FW_HISTORY_COLUMNS}
     path, dists = WeightsPath(), []

@@ -51,24 +51,24 @@ __all__ = ["MAX_ETA", "NZDD", "check_distribution"]
 # eta * 2^-53 (the effect of one rounding of d on the log-weights) stays below ~1e-7.
 MAX_ETA = 1e9
 _SPLIT = 134217729.0  # 2^27 + 1, Dekker's splitter
-_LOG_TINY = -700.0  # probabilities below exp(_LOG_TINY) are set to 0 (see _push)
+LOG_TINY = -700.0  # probabilities below exp(LOG_TINY) are set to 0 (see _push)
 
 
 @njit(cache=True, inline="always")
-def _two_sum(a, b):
+def two_sum(a, b):
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
 
 
 @njit(cache=True, inline="always")
-def _dd_add(ahi, alo, bhi, blo):
-    s, e = _two_sum(ahi, bhi)
-    return _two_sum(s, e + alo + blo)
+def dd_add(ahi, alo, bhi, blo):
+    s, e = two_sum(ahi, bhi)
+    return two_sum(s, e + alo + blo)
 
 
 @njit(cache=True, inline="always")
-def _two_prod(a, b):
+def two_prod(a, b):
     p = a * b
     c = _SPLIT * a
     ahi = c - (c - a)
@@ -86,7 +86,7 @@ def _edge_log_weights(label_ptr, labels, scale, d):
     xhi = np.empty(m)
     xlo = np.empty(m)
     for i in range(m):
-        xhi[i], xlo[i] = _two_prod(scale, d[i])
+        xhi[i], xlo[i] = two_prod(scale, d[i])
     n_edges = label_ptr.shape[0] - 1
     hi = np.zeros(n_edges)
     lo = np.zeros(n_edges)
@@ -95,7 +95,7 @@ def _edge_log_weights(label_ptr, labels, scale, d):
         sl = 0.0
         for k in range(label_ptr[e], label_ptr[e + 1]):
             i = labels[k]
-            sh, sl = _dd_add(sh, sl, xhi[i], xlo[i])
+            sh, sl = dd_add(sh, sl, xhi[i], xlo[i])
         hi[e] = sh
         lo[e] = sl
     return hi, lo
@@ -115,26 +115,26 @@ def _push(out_ptr, dst, la_hi, la_lo):
         e0 = out_ptr[v]
         e1 = out_ptr[v + 1]
         if e1 - e0 == 1:  # one way on: b = 1, no exp (the chains of the stump NZDD)
-            beta_hi[v], beta_lo[v] = _dd_add(la_hi[e0], la_lo[e0], beta_hi[dst[e0]], beta_lo[dst[e0]])
+            beta_hi[v], beta_lo[v] = dd_add(la_hi[e0], la_lo[e0], beta_hi[dst[e0]], beta_lo[dst[e0]])
             continue
         mh = -np.inf
         ml = 0.0
         for e in range(e0, e1):
-            t_hi[e], t_lo[e] = _dd_add(la_hi[e], la_lo[e], beta_hi[dst[e]], beta_lo[dst[e]])
+            t_hi[e], t_lo[e] = dd_add(la_hi[e], la_lo[e], beta_hi[dst[e]], beta_lo[dst[e]])
             if t_hi[e] > mh:
                 mh = t_hi[e]
                 ml = t_lo[e]
         s = 0.0
         for e in range(e0, e1):
             s += math.exp((t_hi[e] - mh) + (t_lo[e] - ml))
-        bh, bl = _dd_add(mh, ml, math.log(s), 0.0)
+        bh, bl = dd_add(mh, ml, math.log(s), 0.0)
         beta_hi[v] = bh
         beta_lo[v] = bl
         for e in range(e0, e1):
             # t and beta are close where b matters, so t_hi - bh is exact (Sterbenz).
             a = (t_hi[e] - bh) + (t_lo[e] - bl)
             # Below e^-700 ~ 1e-304 an edge cannot matter; exp and products of subnormals are slow.
-            b[e] = math.exp(a) if a > _LOG_TINY else 0.0
+            b[e] = math.exp(a) if a > LOG_TINY else 0.0
     return b, beta_hi, beta_lo
 
 

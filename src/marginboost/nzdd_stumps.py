@@ -44,7 +44,7 @@ from numba import njit
 
 from .nzdd import NZDD, check_distribution
 from .stump_oracle import chain_kinds, stump_average_margin, stump_max_edge
-from .weak_learners.stumps import Stump, _midpoint, presort
+from .weak_learners.stumps import Stump, midpoint, presort
 
 __all__ = ["StumpNZDD", "build_margins_nzdd", "build_stump_nzdd", "data_fingerprint"]
 
@@ -135,7 +135,7 @@ def _stump_chains(vals, order, pos, n_blocks, key1, key2):
                     sign[path] = 1.0 if (t == 0) == (o == 0) else -1.0
                 else:
                     feature[path] = j
-                    threshold[path] = _midpoint(vals[j, starts[t] - 1], vals[j, starts[t]])
+                    threshold[path] = midpoint(vals[j, starts[t] - 1], vals[j, starts[t]])
                     sign[path] = 1.0 if o == 0 else -1.0
                 path += 1
     label_ptr[e] = lab

@@ -59,7 +59,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .nzdd import _LOG_TINY, _dd_add, _two_prod, _two_sum
+from .nzdd import LOG_TINY, dd_add, two_prod, two_sum
 
 __all__ = ["chain_kinds", "stump_average_margin", "stump_max_edge"]
 
@@ -84,12 +84,12 @@ def _segment_start(a, w):
     """``(exp(a), base, rel)`` at a segment's first cut, ``a`` exact: the segment's later values
     are ``base * rel * (factors)``, with ``rel`` in ``[exp(-2w), exp(w)]`` along it (no
     subnormal, no overflow for ``w <= _SPAN``) and ``base`` normal or 0 (all negligible)."""
-    if a + w < _LOG_TINY:
+    if a + w < LOG_TINY:
         return 0.0, 0.0, 1.0
-    q = math.exp(a) if a >= _LOG_TINY else 0.0
-    if a >= _LOG_TINY:
+    q = math.exp(a) if a >= LOG_TINY else 0.0
+    if a >= LOG_TINY:
         return q, q, 1.0
-    return q, math.exp(_LOG_TINY), math.exp(a - _LOG_TINY)
+    return q, math.exp(LOG_TINY), math.exp(a - LOG_TINY)
 
 
 @njit(cache=True)
@@ -100,8 +100,8 @@ def _exact_cut(t, k, s0, starts, budget, xmax, dh, dl, ph, pl, nh, nl, ref, racc
 
     Returns ``(q0, q1, base0, rel0, base1, rel1, end, ref, scale)``.
     """
-    a0h, a0l = _dd_add(ph, pl, -ref, 0.0)
-    a1h, a1l = _dd_add(nh, nl, -ref, 0.0)
+    a0h, a0l = dd_add(ph, pl, -ref, 0.0)
+    a1h, a1l = dd_add(nh, nl, -ref, 0.0)
     a0 = (a0h + dh) + (a0l + dl)  # a0h + dh is exact (Sterbenz) wherever exp(a0) matters
     a1 = (a1h - dh) + (a1l - dl)
     scale = 1.0
@@ -112,8 +112,8 @@ def _exact_cut(t, k, s0, starts, budget, xmax, dh, dl, ph, pl, nh, nl, ref, racc
         racc *= scale
         out *= scale
         ref = new
-        a0h, a0l = _dd_add(ph, pl, -ref, 0.0)
-        a1h, a1l = _dd_add(nh, nl, -ref, 0.0)
+        a0h, a0l = dd_add(ph, pl, -ref, 0.0)
+        a1h, a1l = dd_add(nh, nl, -ref, 0.0)
         a0 = (a0h + dh) + (a0l + dl)
         a1 = (a1h - dh) + (a1l - dl)
     # The segment: the cuts after t whose blocks hold at most `budget` examples in all, so the
@@ -161,7 +161,7 @@ def _example_table(a, d, sign):
     rec = np.empty((m, 4))
     bits = np.empty(m, np.int64)
     for i in range(m):
-        h, l = _two_prod(a, d[i])
+        h, l = two_prod(a, d[i])
         h *= sign[i]
         l *= sign[i]
         n = np.rint(h * inv_q)
@@ -187,8 +187,8 @@ def _example_table(a, d, sign):
         tn += sign[i] * rec[i, 0]
         tr += sign[i] * rec[i, 1]
         nmax = max(nmax, abs(rec[i, 0]))
-    ph, pl = _two_sum(q * (0.5 * (tn - sn)), 0.5 * (tr - sr))
-    nh, nl = _two_sum(q * (0.5 * (tn + sn)), 0.5 * (tr + sr))
+    ph, pl = two_sum(q * (0.5 * (tn - sn)), 0.5 * (tr - sr))
+    nh, nl = two_sum(q * (0.5 * (tn + sn)), 0.5 * (tr + sr))
     return rec, ph, pl, nh, nl, q, (nmax + 1.0) * q
 
 

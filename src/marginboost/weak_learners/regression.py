@@ -33,7 +33,7 @@ from numba import njit
 
 from .base import Hypothesis
 from .sklearn_adapter import SklearnWeakLearner
-from .stumps import _midpoint, presort
+from .stumps import midpoint, presort
 from .trees import DecisionTree, LevelGrower
 
 __all__ = [
@@ -102,7 +102,7 @@ def _best_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes):
                     if score > best_score[n] + SPLIT_TOL * Q[n]:
                         best_score[n] = score
                         best_feature[n] = j
-                        best_threshold[n] = _midpoint(last[n], v)
+                        best_threshold[n] = midpoint(last[n], v)
             left_s[n] += s[i] * r[i]
             left_w[n] += s[i]
             last[n] = v

@@ -34,7 +34,7 @@ __all__ = ["DecisionStump", "Stump"]
 
 
 @njit(cache=True, inline="always")
-def _midpoint(a, b):
+def midpoint(a, b):
     """A threshold t with a <= t < b, so that ``x > t`` separates a from b.
 
     The plain midpoint of two adjacent doubles can round up to ``b`` (and ``a + b`` can
@@ -71,7 +71,7 @@ def _best_stump(vals, order, w):
                 if a > best_edge:
                     best_edge = a
                     best_feature = j
-                    best_threshold = _midpoint(vals[j, k - 1], vals[j, k])
+                    best_threshold = midpoint(vals[j, k - 1], vals[j, k])
                     best_sign = 1.0 if v >= 0.0 else -1.0
     return best_feature, best_threshold, best_sign, best_edge
 

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from .base import EdgeOracle, Hypothesis, WeakLearner
-from .stumps import _midpoint, presort
+from .stumps import midpoint, presort
 
 __all__ = ["DecisionTree", "EdgeTree"]
 
@@ -92,7 +92,7 @@ def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
                 if score > best_score[n] + SPLIT_TOL * node_mass[n]:
                     best_score[n] = score
                     best_feature[n] = j
-                    best_threshold[n] = _midpoint(last[n], v)
+                    best_threshold[n] = midpoint(last[n], v)
             left[n] += w[i]
             last[n] = v
             seen[n] = True
