@@ -365,15 +365,8 @@ def _verdicts(results) -> list[str]:
 
 def summary_markdown(results) -> str:
     md, prm = results["metadata"], results["metadata"]["parameters"]
-    mc = md["machine"]
-    load0, load1 = mc["load_average"], md.get("load_average_end")
     out = ["# FWBoost experiments (paper 001, section 5, Figs. 1-2)", "",
-           f"- Command: `{md['command']}`",
-           f"- Date: {md['date']}; marginboost {md['marginboost_version']}"
-           + (f" (git {md['git_commit']})" if md.get("git_commit") else ""),
-           f"- Machine: {mc['platform']}; {mc['cpu']}; {mc['cpu_count']} CPUs; Python {mc['python']}; "
-           f"load average (1, 5, 15 min) at start {load0}, at end {load1}",
-           "- Versions: " + ", ".join(f"{k} {v}" for k, v in md["versions"].items()),
+           *metadata.provenance_lines(md),
            f"- Parameters: {prm['splits']} random 50/50 splits (seeds {prm['seed']}..{prm['seed'] + prm['splits'] - 1}), "
            f"{prm['rounds']} rounds, depth-{prm['depth']} trees for regression, stumps for classification, "
            f"BLasso eps = {prm['blasso_eps']} (std(y) units), beta by {prm['folds']}-fold CV "

@@ -102,6 +102,31 @@ def collect(parameters: dict) -> dict:
     }
 
 
+def provenance_lines(md: dict) -> list[str]:
+    """Markdown bullets for the command, date, machine and versions of ``collect()``'s record.
+
+    The load average is given at the start and, where the record has ``load_average_end``,
+    at the end too (timings under load are noisy; the reader should see how loaded).
+    """
+    mc = md["machine"]
+    pools = ", ".join(f"{p['api']} {p['version']} ({p['threads']} threads)" for p in mc["thread_pools"])
+    load = "load average (1, 5, 15 min) at start " + _loads(mc["load_average"])
+    if md.get("load_average_end") is not None:
+        load += ", at end " + _loads(md["load_average_end"])
+    return [
+        f"- Command: `{md.get('command', '-')}`",
+        f"- Date: {md['date']}; marginboost {md['marginboost_version']}"
+        + (f" (git {md['git_commit']})" if md.get("git_commit") else ""),
+        f"- Machine: {mc['platform']}; {mc['cpu']}; {mc['cpu_count']} CPUs; Python {mc['python']}; "
+        f"{load}; thread pools: {pools or 'none loaded'}",
+        "- Versions: " + ", ".join(f"{k} {v}" for k, v in md["versions"].items()),
+    ]
+
+
+def _loads(values) -> str:
+    return "-" if not values else ", ".join(f"{v:.2f}" for v in values)
+
+
 def array_sha256(X: np.ndarray, y: np.ndarray) -> str:
     """The hash :meth:`marginboost.datasets.Dataset.sha256` gives to ``(X, y)``."""
     from ..datasets import Dataset

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import metadata as meta
 from . import paper
 from .peers import NAIVE_LPBOOST
 from .runner import BOOSTERS, label_of
@@ -251,18 +252,11 @@ def _time_cell(row) -> str:
 def metadata_markdown(results) -> str:
     """The provenance block every markdown file starts with."""
     md = results["metadata"]
-    mc, prm = md["machine"], md["parameters"]
-    pools = ", ".join(f"{p['api']} {p['version']} ({p['threads']} threads)" for p in mc["thread_pools"])
+    prm = md["parameters"]
     unfinished = results["state"] != "complete"
-    load = mc["load_average"]
     lines = [
         f"- State: **{results['state']}**" + (" (only the runs below finished)" if unfinished else ""),
-        f"- Command: `{md.get('command', '-')}`",
-        f"- Date: {md['date']}; marginboost {md['marginboost_version']}"
-        + (f" (git {md['git_commit']})" if md.get("git_commit") else ""),
-        f"- Machine: {mc['platform']}; {mc['cpu']}; {mc['cpu_count']} CPUs; Python {mc['python']}; "
-        f"load average at start {_fmt(load[0], '.2f') if load else '-'}; thread pools: {pools or 'none loaded'}",
-        "- Versions: " + ", ".join(f"{k} {v}" for k, v in md["versions"].items()),
+        *meta.provenance_lines(md),
         f"- Parameters: eps = {prm['eps']}, nu = {', '.join(_nu_key(n) + 'm' for n in prm['nus'])} "
         f"(m = size of the sample fitted on), depth-{prm['max_depth']} trees, "
         f"max_time = {prm['max_time']} s per fit at most, total budget = {prm.get('budget', '-')} s "
