@@ -30,6 +30,50 @@ def test_fit_then_predict(tmp_path, capsys):
     assert float(err.split()[-1]) > 0.8
 
 
+@pytest.mark.parametrize("booster,options", [
+    ("totalboost", ["--max-iter", "10"]),
+    ("softboost", ["--nu", "0.2", "--max-iter", "10"]),
+    ("adaboostv", ["--eps", "0.2", "--max-iter", "10"]),
+    ("smoothboost", ["--max-iter", "10"]),
+    ("adaboost", ["--max-iter", "10", "--param", "learning_rate=0.5"]),
+    ("maboost", ["--max-iter", "10", "--param", "variant=smooth", "--param", "regularizer=l2"]),
+    ("madaboost", ["--max-iter", "10"]),
+    ("averagemargin", ["--nu", "0.2", "--eps", "0.1", "--max-iter", "20"]),
+    ("fwboost", ["--param", "n_estimators=10", "--param", "away_steps=true"]),
+    ("gbm", ["--max-depth", "2", "--param", "n_estimators=10", "--param", "random_state=none"]),
+    ("graphsepboost", ["--max-iter", "10"]),
+])
+def test_every_booster_fits_and_predicts_through_a_model_file(tmp_path, capsys, booster, options):
+    from marginboost.datasets import load_dataset
+    from marginboost.model_io import load_model
+
+    model = tmp_path / "model.json"
+    if booster != "averagemargin":  # its weak learner is always all stumps (an NZDD)
+        options = [*options, "--weak-learner", "stump"]
+    code, out, err = run(capsys, "fit", "--data", "heart", "--booster", booster, *options, "--model", str(model))
+    assert code == 0, err
+    assert "on heart (m=270, p=13)" in out and "training accuracy" in out
+    preds = tmp_path / "pred.txt"
+    code, _, err = run(capsys, "predict", "--data", "heart", "--model", str(model), "--output", str(preds),
+                       "--score")
+    assert code == 0, err
+    # The file is the Python API's: the same predictions, in the data set's own label names.
+    data = load_dataset("heart")
+    expected = load_model(model).predict(data.X)
+    assert preds.read_text().split() == [str(p) for p in expected.tolist()]
+    accuracy = np.mean(expected == np.asarray(data.classes)[(data.y > 0) * 1])
+    assert float(err.split()[-1]) == pytest.approx(accuracy, abs=5e-5)  # printed to 4 places
+
+
+def test_predict_refuses_a_regressor(tmp_path, capsys):
+    from marginboost import GBMRegressor
+
+    model = tmp_path / "reg.json"
+    GBMRegressor(n_estimators=2).fit(np.random.default_rng(0).normal(size=(20, 13)), np.arange(20.0)).save(model)
+    code, _, err = run(capsys, "predict", "--data", "heart", "--model", str(model))
+    assert code == 2 and "holds a GBMRegressor: the command line predicts with classifiers only" in err
+
+
 def test_fit_a_csv_file(tmp_path, capsys):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
@@ -47,7 +91,13 @@ def test_fit_a_csv_file(tmp_path, capsys):
         (["fit", "--data", "nope"], "no bundled data set or file named 'nope'"),
         (["fit", "--data", "heart", "--nu", "5000"], r"nu must be a count in \[1, m\]"),
         (["fit", "--data", "heart", "--eps", "0"], "'eps' parameter"),
-        (["fit", "--data", "heart", "--booster", "lpboost", "--fw", "pairwise"], "apply to --booster mlpboost"),
+        (["fit", "--data", "heart", "--booster", "lpboost", "--fw", "pairwise"],
+         "--fw does not apply to --booster lpboost \\(it applies to mlpboost\\)"),
+        (["fit", "--data", "heart", "--booster", "gbm", "--nu", "0.2"], "--nu does not apply to --booster gbm"),
+        (["fit", "--data", "heart", "--booster", "gbm", "--param", "beta=2"], "has no parameter 'beta'"),
+        (["fit", "--data", "heart", "--booster", "gbm", "--param", "max_depth=2", "--max-depth", "2"],
+         "'max_depth' given twice"),
+        (["fit", "--data", "heart", "--booster", "gbm", "--param", "n_estimators=0"], "'n_estimators' parameter"),
         (["predict", "--data", "heart", "--model", "missing.json"], "No such file"),
     ],
 )
@@ -60,10 +110,14 @@ def test_user_mistakes_are_one_line_with_status_2(capsys, argv, match):
 
 def test_argparse_mistakes_are_one_line_too(capsys):
     with pytest.raises(SystemExit) as exc:
-        main(["fit", "--data", "heart", "--booster", "adaboost"])
+        main(["fit", "--data", "heart", "--booster", "xgboost"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "invalid choice: 'adaboost'" in err
+    assert err.count("\n") == 1 and "invalid choice: 'xgboost'" in err
+    with pytest.raises(SystemExit):
+        main(["fit", "--data", "heart", "--param", "n_estimators"])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expected NAME=VALUE" in err
 
 
 def test_three_classes_and_bad_model_file(tmp_path, capsys):

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .average_margin import STEPS, STOPS, average_margin_boost, stump_eta
 from .binary import BinaryClassifierMixin
 from .estimators import resolve_nu
+from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from .nzdd import MAX_ETA
 from .nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
 from .objectives import soft_margin
@@ -37,7 +38,7 @@ from .objectives import soft_margin
 __all__ = ["AverageMarginBoostClassifier"]
 
 
-class AverageMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Boosting with an average-margin oracle over an NZDD of decision stumps (paper 003).
 
     Parameters
@@ -84,6 +85,10 @@ class AverageMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseE
     distribution_ : ``d^T``.
     n_iter_, status_ : rounds (oracle calls at iterates, FW steps + 1); 'converged', 'max_iter' or 'max_time'.
     history_ : dict of arrays, one entry per round (see ``average_margin.HISTORY_COLUMNS``).
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps the stored
+    stumps and the attributes above but ``nzdd_``, ``distribution_`` and ``history_`` (None
+    after load; ``nzdd_size_`` and ``nzdd_n_edges_`` then raise ``ValueError``).
     """
 
     _parameter_constraints: dict = {
@@ -96,6 +101,12 @@ class AverageMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseE
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
+    _model_state = {"weights_": Vector(simplex=True), "nu_": Real(low=1.0), "eta_": Real(low=0.0),
+                    "n_hypotheses_": Count(), "nzdd_build_time_": Real(low=0.0),
+                    "dropped_mass_": Real(finite=False), "margin_": Real(finite=False),
+                    "full_margin_": Real(finite=False), "objective_": Real(finite=False),
+                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_unsaved = ("nzdd_", "distribution_", "history_")
 
     def __init__(self, nu=0.1, eps=0.01, eta="exact", step="classic", stop="gap", min_weight=1e-6,
                  max_iter=10000, max_time=None):
@@ -141,10 +152,8 @@ class AverageMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseE
         kept = np.flatnonzero(w > self.min_weight)
         self.dropped_mass_ = float(max(w.sum() - w[kept].sum(), 0.0))
         self.weights_ = w[kept] / w[kept].sum()
-        self._features = nzdd.feature[kept]
-        self._thresholds = nzdd.threshold[kept]
-        self._signs = nzdd.sign[kept]
         self.hypotheses_ = nzdd.stumps(kept)
+        self._derive_from_stored()
         self.margin_ = soft_margin(y_pm * self._score(X), self.nu_)
         self.full_margin_ = result.soft_margin
         self.objective_ = result.objective
@@ -159,15 +168,25 @@ class AverageMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseE
                           ConvergenceWarning, stacklevel=2)
         return self
 
+    def _derive_from_stored(self) -> None:
+        """The stumps' fields as arrays, for :meth:`_score` (after fit and after load alike)."""
+        self._features = np.array([h.feature for h in self.hypotheses_], dtype=np.int64)
+        self._thresholds = np.array([h.threshold for h in self.hypotheses_], dtype=np.float64)
+        self._signs = np.array([h.sign for h in self.hypotheses_], dtype=np.float64)
+
+    def _fitted_nzdd(self):
+        check_is_fitted(self, "nzdd_")
+        if self.nzdd_ is None:
+            raise ValueError("model files do not store the NZDD: refit the estimator to get it")
+        return self.nzdd_
+
     @property
     def nzdd_size_(self) -> int:
-        check_is_fitted(self, "nzdd_")
-        return self.nzdd_.nzdd.size
+        return self._fitted_nzdd().nzdd.size
 
     @property
     def nzdd_n_edges_(self) -> int:
-        check_is_fitted(self, "nzdd_")
-        return self.nzdd_.nzdd.n_edges
+        return self._fitted_nzdd().nzdd.n_edges
 
     def _score(self, X: np.ndarray) -> np.ndarray:
         """``sum_h w_h s_h (2 [x_f > theta_h] - 1) = -sum_h w_h s_h + 2 sum_f C_f(x_f)`` with

@@ -9,6 +9,8 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .ensemble_outputs import output_matrix
+
 
 def check_two_classes(n_classes: int, where: str) -> None:
     """Refuse anything but two classes, naming where they were counted."""
@@ -22,11 +24,7 @@ def check_two_classes(n_classes: int, where: str) -> None:
 def hypothesis_outputs(est, X) -> np.ndarray:
     """``(n, t)`` matrix of ``h_j(X)`` over the fitted ``est.hypotheses_``, after the usual checks."""
     check_is_fitted(est)
-    X = validate_data(est, X, dtype=np.float64, reset=False)
-    out = np.zeros((X.shape[0], len(est.hypotheses_)))
-    for j, h in enumerate(est.hypotheses_):
-        out[:, j] = h.predict(X)
-    return out
+    return output_matrix(est.hypotheses_, validate_data(est, X, dtype=np.float64, reset=False))
 
 
 class BinaryClassifierMixin:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from itertools import compress
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -25,20 +26,30 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .classic import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
 from .binary import BinaryClassifierMixin
+from .ensemble_outputs import iter_outputs, output_matrix
 from .estimators import resolve_nu
+from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .objectives import soft_margin
 from .softboost import softboost
 from .weak_learners import resolve_weak_learner
 
 
-class _ClassicBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y)``."""
+class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y)``.
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps the
+    hypotheses of nonzero weight, ``weights_``, ``margin_``, ``n_iter_``, ``status_`` (and
+    SoftBoost's ``nu_``); ``history_`` and ``weights_path_`` are None after load.
+    """
 
     _parameter_constraints: dict = {
         "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     }
+    _model_state = {"weights_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_unsaved = ("history_", "weights_path_")
+    _model_prune = "weights_"
 
     def _run(self, oracle, y_pm):
         raise NotImplementedError
@@ -65,17 +76,11 @@ class _ClassicBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstima
     def _margin(self, margins: np.ndarray) -> float:
         return float(margins.min())
 
-    def _outputs(self, X) -> np.ndarray:
-        out = np.zeros((X.shape[0], len(self.hypotheses_)))
-        for j, h in enumerate(self.hypotheses_):
-            out[:, j] = h.predict(X)
-        return out
-
     def _scores(self, X) -> np.ndarray:
         score = np.zeros(X.shape[0])
-        for w, h in zip(self.weights_, self.hypotheses_):
-            if w != 0.0:
-                score += w * h.predict(X)
+        used = self.weights_ != 0.0
+        for w, out in zip(self.weights_[used], iter_outputs(compress(self.hypotheses_, used), X)):
+            score += w * out
         return score
 
     def decision_function(self, X) -> np.ndarray:
@@ -86,7 +91,9 @@ class _ClassicBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstima
     def staged_decision_function(self, X):
         """Yield ``f_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         check_is_fitted(self)
-        outputs = self._outputs(validate_data(self, X, dtype=np.float64, reset=False))
+        if self.weights_path_ is None:
+            raise ValueError(NO_STAGES)
+        outputs = output_matrix(self.hypotheses_, validate_data(self, X, dtype=np.float64, reset=False))
         for w in self.weights_path_:
             yield outputs[:, : w.shape[0]] @ w
 
@@ -154,6 +161,7 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
         **TotalBoostClassifier._parameter_constraints,
         "nu": [Interval(numbers.Real, 0, None, closed="neither")],
     }
+    _model_state = {**TotalBoostClassifier._model_state, "nu_": Real(low=1.0)}
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000):
         self.nu = nu

@@ -1,5 +1,10 @@
 """The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma, bench-nzdd.
 
+``fit --booster NAME`` fits any classifier of the package (:data:`BOOSTERS`) and ``--model``
+writes it in the one model format of :mod:`.model_io`, which ``predict`` reads. The named
+options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name and are refused
+by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``n_estimators=50``).
+
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
 with other than two classes) end with a one-line ``marginboost: error: ...`` and exit status
 2, never a traceback. Ctrl-C ends a command with status 130, keeping what was already written.
@@ -13,19 +18,40 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
 
 from . import __version__
+from .average_margin_estimator import AverageMarginBoostClassifier
+from .classic_estimators import AdaBoostVClassifier, SmoothBoostClassifier, SoftBoostClassifier, TotalBoostClassifier
 from .estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
 from .fw_rules import FW_RULES
+from .fwboost_estimators import FWBoostClassifier
+from .gbm_estimators import GBMClassifier
+from .graphsepboost_estimator import GraphSepBoostClassifier
+from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from .secondary import SECONDARY_RULES
 
+# Every classifier of the package: the command line reads two-class data only, so no regressor.
 BOOSTERS = {
     "lpboost": LPBoostClassifier,
     "erlpboost": ERLPBoostClassifier,
     "cerlpboost": CERLPBoostClassifier,
     "mlpboost": MLPBoostClassifier,
+    "totalboost": TotalBoostClassifier,
+    "softboost": SoftBoostClassifier,
+    "adaboostv": AdaBoostVClassifier,
+    "smoothboost": SmoothBoostClassifier,
+    "adaboost": AdaBoostClassifier,
+    "maboost": MABoostClassifier,
+    "madaboost": MadaBoostClassifier,
+    "averagemargin": AverageMarginBoostClassifier,
+    "fwboost": FWBoostClassifier,
+    "gbm": GBMClassifier,
+    "graphsepboost": GraphSepBoostClassifier,
 }
+# fit's named options, each the estimator parameter of the same name (dashes for underscores).
+NAMED_PARAMS = ("nu", "eps", "weak_learner", "max_depth", "max_iter", "max_time", "fw", "secondary")
 
 
 class UsageError(Exception):
@@ -64,17 +90,69 @@ def _nu(text: str):
         return float(text)
 
 
+def _param(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` of ``--param``: VALUE an int, a float, true/false, none, or else a string."""
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    lowered = value.lower()
+    if lowered in ("true", "false"):
+        return name, lowered == "true"
+    if lowered == "none":
+        return name, None
+    for kind in (int, float):
+        try:
+            return name, kind(value)
+        except ValueError:
+            pass
+    return name, value
+
+
 def _original_labels(data) -> np.ndarray:
     """The data set's own label names (``classes[0]`` for -1, ``classes[1]`` for +1)."""
     return np.asarray(data.classes)[(data.y > 0).astype(int)]
 
 
 def _summary(est, data, elapsed: float) -> str:
-    nonzero = int((est.weights_ > 0).sum())
-    return (f"{type(est).__name__} on {data.name} (m={data.shape[0]}, p={data.shape[1]}): "
-            f"{est.n_iter_} rounds, status {est.status_}, soft margin {est.margin_:.6f} (nu={est.nu_:g}), "
-            f"gap {est.gap_:.3g}, {nonzero} hypotheses of positive weight, "
+    """One line: rounds, and the status, margin, gap and hypotheses where the booster has them."""
+    parts = [f"{est.n_iter_} rounds"]
+    if hasattr(est, "status_"):
+        parts.append(f"status {est.status_}")
+    if hasattr(est, "margin_"):
+        parts.append(f"soft margin {est.margin_:.6f} (nu={est.nu_:g})" if hasattr(est, "nu_")
+                     else f"margin {est.margin_:.6f}")
+    if hasattr(est, "gap_"):
+        parts.append(f"gap {est.gap_:.3g}")
+    if hasattr(est, "weights_"):
+        parts.append(f"{np.count_nonzero(est.weights_)} hypotheses of nonzero weight")
+    else:
+        parts.append(f"{len(est.hypotheses_)} hypotheses")
+    return (f"{type(est).__name__} on {data.name} (m={data.shape[0]}, p={data.shape[1]}): {', '.join(parts)}, "
             f"training accuracy {est.score(data.X, _original_labels(data)):.4f}, {elapsed:.2f} s")
+
+
+def _booster_params(args) -> dict:
+    """The parameters asked for on the command line, checked against the booster's own."""
+    cls = BOOSTERS[args.booster]
+    accepted = cls().get_params()
+    params = {}
+    for name in NAMED_PARAMS:
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if name not in accepted:
+            takers = sorted(b for b, c in BOOSTERS.items() if name in c().get_params())
+            raise UsageError(f"--{name.replace('_', '-')} does not apply to --booster {args.booster} "
+                             f"(it applies to {', '.join(takers)})")
+        params[name] = value
+    for name, value in args.param or []:
+        if name not in accepted:
+            raise UsageError(f"--booster {args.booster} has no parameter {name!r}; its parameters: "
+                             f"{', '.join(sorted(accepted))}")
+        if name in params:
+            raise UsageError(f"parameter {name!r} given twice")
+        params[name] = value
+    return params
 
 
 def cmd_datasets(args) -> int:
@@ -86,13 +164,8 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_fit(args) -> int:
+    params = _booster_params(args)
     data = load_data(args.data, args.label_column)
-    params = dict(nu=args.nu, eps=args.eps, weak_learner=args.weak_learner, max_depth=args.max_depth,
-                  max_iter=args.max_iter, max_time=args.max_time)
-    if args.booster == "mlpboost":
-        params.update(fw=args.fw, secondary=args.secondary)
-    elif args.fw != "short_step" or args.secondary != "lp":
-        raise UsageError("--fw and --secondary apply to --booster mlpboost only")
     est = BOOSTERS[args.booster](**params)
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -109,6 +182,9 @@ def cmd_predict(args) -> int:
     from .model_io import load_model
 
     est = load_model(args.model)
+    if not is_classifier(est):
+        raise UsageError(f"{args.model} holds a {type(est).__name__}: the command line predicts with "
+                         "classifiers only (its data files hold two-class labels)")
     data = load_data(args.data, args.label_column)
     if data.shape[1] != est.n_features_in_:
         raise UsageError(f"the model expects {est.n_features_in_} features, {args.data} has {data.shape[1]}")
@@ -235,17 +311,21 @@ def build_parser() -> argparse.ArgumentParser:
     data_args.add_argument("--label-column", default=None,
                            help="CSV label column: name or index (default: the last column)")
 
-    fit = sub.add_parser("fit", parents=[data_args], help="fit a booster and print the training summary")
+    fit = sub.add_parser("fit", parents=[data_args], help="fit a booster and print the training summary",
+                         description="Fit a booster; an option left out takes the booster's own default, and an "
+                                     "option the booster has no parameter for is refused.")
     fit.add_argument("--booster", choices=sorted(BOOSTERS), default="mlpboost")
-    fit.add_argument("--nu", type=_nu, default=0.1, help="capping parameter: a count (int) or a fraction (float)")
-    fit.add_argument("--eps", type=float, default=0.01, help="target accuracy (> 0)")
-    fit.add_argument("--weak-learner", choices=["tree", "stump"], default="tree")
-    fit.add_argument("--max-depth", type=int, default=2)
-    fit.add_argument("--max-iter", type=int, default=1000)
-    fit.add_argument("--max-time", type=float, default=None, help="seconds")
-    fit.add_argument("--fw", choices=sorted(FW_RULES), default="short_step", help="MLPBoost's FW rule")
-    fit.add_argument("--secondary", choices=sorted(SECONDARY_RULES) + ["none"], default="lp",
+    fit.add_argument("--nu", type=_nu, help="capping parameter: a count (int) or a fraction (float)")
+    fit.add_argument("--eps", type=float, help="target accuracy (> 0)")
+    fit.add_argument("--weak-learner", choices=["tree", "stump"])
+    fit.add_argument("--max-depth", type=int, help="depth of the tree weak learner")
+    fit.add_argument("--max-iter", type=int, help="most boosting rounds")
+    fit.add_argument("--max-time", type=float, help="seconds")
+    fit.add_argument("--fw", choices=sorted(FW_RULES), help="MLPBoost's FW rule")
+    fit.add_argument("--secondary", choices=sorted(SECONDARY_RULES) + ["none"],
                      help="MLPBoost's secondary rule")
+    fit.add_argument("--param", type=_param, action="append", metavar="NAME=VALUE",
+                     help="any other parameter of the booster, e.g. n_estimators=50 (repeatable)")
     fit.add_argument("--model", help="write the fitted model (JSON) to this file")
     fit.set_defaults(func=cmd_fit)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from itertools import compress
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -33,7 +34,9 @@ from . import algorithms
 from .algorithms import Assembly
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .booster import HISTORY_COLUMNS
+from .ensemble_outputs import iter_outputs
 from .fw_rules import FW_RULES
+from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .objectives import entropy_eta
 from .secondary import SECONDARY_RULES
 from .weak_learners import resolve_weak_learner
@@ -54,7 +57,7 @@ def resolve_nu(nu, m: int) -> float:
     return value
 
 
-class SoftMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class: a soft-margin booster of 000 behind the scikit-learn classifier API.
 
     Parameters
@@ -85,6 +88,10 @@ class SoftMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEsti
     eta_ : float, ``2 ln(m/nu)/eps``, the entropy regularisation strength.
     history_ : dict of equal-length arrays, one entry per round (see ``HISTORY_COLUMNS``).
     weights_path_ : iterable of the weights after every round (logged compactly).
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps the
+    hypotheses of positive weight and the attributes above but ``history_`` and
+    ``weights_path_`` (None after load: no staged predictions).
     """
 
     _parameter_constraints: dict = {
@@ -95,6 +102,11 @@ class SoftMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEsti
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
+    _model_state = {"weights_": Vector(simplex=True), "margin_": Real(finite=False), "objective_": Real(finite=False),
+                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "nu_": Real(low=1.0),
+                    "eta_": Real(low=0.0)}
+    _model_unsaved = ("history_", "weights_path_")
+    _model_prune = "weights_"
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
         self.nu = nu
@@ -158,32 +170,18 @@ class SoftMarginBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEsti
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         score = np.zeros(X.shape[0])
-        for w, h in zip(self.weights_, self.hypotheses_):
-            if w > 0.0:
-                score += w * h.predict(X)
+        used = self.weights_ > 0.0
+        for w, out in zip(self.weights_[used], iter_outputs(compress(self.hypotheses_, used), X)):
+            score += w * out
         return score
 
     def staged_decision_function(self, X):
         """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         outputs = hypothesis_outputs(self, X)
         if self.weights_path_ is None:
-            raise ValueError("staged predictions need the weights of every round, which model files do "
-                             "not store: refit the estimator to get them")
+            raise ValueError(NO_STAGES)
         for w in self.weights_path_:
             yield outputs[:, : w.shape[0]] @ w
-
-    def save(self, path) -> None:
-        """Write the fitted model to ``path`` as versioned JSON (see :mod:`marginboost.model_io`)."""
-        from .model_io import save_model
-
-        save_model(self, path)
-
-    @staticmethod
-    def load(path) -> "SoftMarginBoostClassifier":
-        """Read a model file written by :meth:`save`; returns the fitted estimator."""
-        from .model_io import load_model
-
-        return load_model(path)
 
 
 class LPBoostClassifier(SoftMarginBoostClassifier):

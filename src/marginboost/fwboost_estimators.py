@@ -33,6 +33,10 @@ train_loss_, gap_ (FW gap of the returned model; a bound on ``train_loss_ - L*``
 oracle is exact, e.g. stumps with variant 'C'), n_iter_ (updates), status_ ('converged': the oracle's
 vertex improves by at most tol, a certificate only for an exact oracle; or 'max_iter'), history_ (dict of arrays, one row per iterate, columns
 :data:`.fwboost.FW_HISTORY_COLUMNS`: loss, gap, step, direction, n_active, l1_norm, time).
+
+Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.model_io`) keep every
+hypothesis and the attributes above but ``history_`` (None after load, and no staged
+predictions). They need a named ``loss`` and ``weak_learner``.
 """
 from __future__ import annotations
 
@@ -41,18 +45,19 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
 from .losses import LOSSES, check_targets, resolve_loss
+from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .weak_learners import resolve_weak_learner
 from .weak_learners.regression import resolve_regression_learner
 
 __all__ = ["FWBoostClassifier", "FWBoostRegressor"]
 
 
-class _FWBoostBase(BaseEstimator):
+class _FWBoostBase(ModelFileMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES)), HasMethods(["value", "gradient", "smoothness"])],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -64,6 +69,10 @@ class _FWBoostBase(BaseEstimator):
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
     }
+    _model_state = {"coef_": Vector(), "offset_": Real(), "train_loss_": Real(finite=False),
+                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    # _path: the weights of every update (staged predictions), not kept by model files.
+    _model_unsaved = ("history_", "_path")
 
     def _boost(self, X, y, sample_weight, offset_rule):
         """Drop examples of weight 0, run FWBoost, set the fitted attributes."""
@@ -101,6 +110,9 @@ class _FWBoostBase(BaseEstimator):
         return self.offset_ + outputs @ self.coef_
 
     def _staged(self, X):
+        check_is_fitted(self)
+        if self._path is None:
+            raise ValueError(NO_STAGES)
         outputs = hypothesis_outputs(self, X)
         path, factor = self._path
         for alpha in path:

@@ -25,6 +25,10 @@ init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, history
 arrays, one row per iterate t = 0, ..., n_estimators, columns :data:`.gbm.GBM_HISTORY_COLUMNS`:
 round, loss on the training sample, time).
 
+Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.model_io`) keep every tree,
+``init_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` is
+None). They need a named ``loss`` and ``weak_learner`` and an integer or None ``random_state``.
+
 Agreement with scikit-learn (tests/test_gbm.py): with ``subsample=1``, ``weak_learner='tree'``
 and float32-exact features, GBMRegressor (squared loss) equals ``GradientBoostingRegressor``
 and GBMClassifier (logistic / exponential loss, ``leaf_update='newton'``) equals
@@ -50,12 +54,13 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .gbm import LEAF_UPDATES, gbm
 from .losses import LOSSES, resolve_loss
+from .model_codecs import Count, ModelFileMixin, Real
 from .weak_learners.regression import resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
 
 
-class _GBMBase(BaseEstimator):
+class _GBMBase(ModelFileMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES)), HasMethods(["value", "gradient", "smoothness"])],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -66,6 +71,8 @@ class _GBMBase(BaseEstimator):
         "leaf_update": [StrOptions(set(LEAF_UPDATES))],
         "random_state": ["random_state"],
     }
+    _model_state = {"init_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
+    _model_unsaved = ("history_",)
 
     def _boost(self, X, y, sample_weight):
         """Drop examples of weight 0, run GBM, set the fitted attributes."""

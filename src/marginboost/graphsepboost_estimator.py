@@ -13,13 +13,15 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binary import BinaryClassifierMixin
+from .ensemble_outputs import iter_outputs
 from .graphsepboost import aggregate_scores, binarise, graphsepboost
+from .model_codecs import Codes, Count, ModelFileMixin, Text
 from .weak_learners import resolve_weak_learner
 
 __all__ = ["GraphSepBoostClassifier"]
 
 
-class GraphSepBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
     """GraphSepBoost: reweight by the degree in the graph of not-yet-separated pairs of
     opposite labels until no pair is left; predict from the code ``(b_1(x), ..., b_T(x))``.
 
@@ -43,6 +45,9 @@ class GraphSepBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstima
     distinct training codes of each class, int8).
 
     ``sample_weight`` is not supported (the algorithm weighs examples by degree only).
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps every
+    hypothesis, the two code tables, ``n_iter_`` and ``status_``; ``history_`` is None after load.
     """
 
     _parameter_constraints: dict = {
@@ -52,6 +57,8 @@ class GraphSepBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstima
         "aggregation": [StrOptions({"hamming", "positive_match"})],
         "max_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
     }
+    _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text()}
+    _model_unsaved = ("history_",)
 
     def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="hamming",
                  max_pairs=10_000_000):
@@ -83,7 +90,7 @@ class GraphSepBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstima
     def _codes(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.stack([binarise(h.predict(X)) for h in self.hypotheses_], axis=1)
+        return np.stack([binarise(out) for out in iter_outputs(self.hypotheses_, X)], axis=1)
 
     def decision_function(self, X) -> np.ndarray:
         """The aggregation score of ``x`` (module :mod:`.graphsepboost`); positive means ``classes_[1]``."""

@@ -24,6 +24,7 @@ from sklearn.utils.validation import _check_sample_weight, check_array, column_o
 from .bregman import REGULARIZERS
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
+from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from .weak_learners import resolve_weak_learner
 
 
@@ -46,8 +47,13 @@ def check_secondary_mask(mask, m: int) -> np.ndarray:
     return out
 
 
-class _MirrorBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``."""
+class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``.
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps every
+    hypothesis, ``coef_``, ``margin_``, ``n_iter_`` and ``status_`` (staged predictions work
+    after load); ``distribution_`` and ``history_`` are None after load.
+    """
 
     _parameter_constraints: dict = {
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -55,6 +61,8 @@ class _MirrorBoostClassifier(BinaryClassifierMixin, ClassifierMixin, BaseEstimat
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     }
+    _model_state = {"coef_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_unsaved = ("distribution_", "history_")
 
     def _parts(self, m: int, mask, weights):
         raise NotImplementedError

@@ -1,210 +1,282 @@
-"""Model files: a versioned JSON format for the fitted soft-margin boosters, no pickle.
+"""Model files: one versioned JSON format for every estimator of the package, no pickle.
 
 A file holds everything ``predict`` and ``decision_function`` need, and nothing executable::
 
     {
-      "format": "marginboost-model", "format_version": 1, "marginboost_version": "...",
-      "estimator": "MLPBoostClassifier", "params": {...},
-      "classes": [...], "classes_dtype": "int64", "n_features_in": p,
-      "weights": [...],
-      "hypotheses": [{"type": "stump", "feature": j, "threshold": t | null, "sign": s}
-                     | {"type": "tree", "feature": [...], "threshold": [...], "left": [...],
-                        "right": [...], "value": [...]}],
-      "fit": {"margin": ..., "objective": ..., "gap": ..., "n_iter": ..., "status": ..., "nu": ..., "eta": ...}
+      "format": "marginboost-model", "format_version": 2, "marginboost_version": "0.1.0",
+      "estimator": "GBMClassifier",                 a class name of ESTIMATORS
+      "params": {...},                              get_params(): strings, numbers, booleans, null
+      "n_features_in": p,
+      "feature_names_in": ["age", ...],             only if fit saw named columns
+      "classes": [a, b], "classes_dtype": "<U4",    classifiers: the label mapping (b is +1)
+      "hypotheses": [...],                          see marginboost.model_codecs
+      "state": {...}                                the fitted attributes below
     }
 
-``threshold: null`` is the constant stump (``-inf``). Only hypotheses of positive weight are
-stored. Per-round data (``history_``, ``weights_path_``) is not: staged predictions need the
-fitted object. Loading checks the format name and version and every field's type, length and
-range, and refuses anything else with a ``ValueError`` that says what is wrong.
+``state`` per estimator: each fitted attribute under its name without the trailing underscore
+(V: a list of one number per hypothesis, in order; D: a diagnostic, a number or one of the
+strings 'inf', '-inf', 'nan'; other numbers are finite):
+
+* LPBoost, ERLPBoost, CERLPBoost, MLPBoost: ``weights`` (V, on the simplex), ``margin``,
+  ``objective``, ``gap`` (D), ``n_iter``, ``status``, ``nu``, ``eta``;
+* TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V), ``margin`` (D), ``n_iter``,
+  ``status``, and SoftBoost's ``nu``;
+* MABoost, MadaBoost, AdaBoost (ours): ``coef`` (V), ``margin`` (D), ``n_iter``, ``status``;
+* AverageMarginBoost: ``weights`` (V, on the simplex), ``nu``, ``eta``, ``n_hypotheses``,
+  ``nzdd_build_time``, ``dropped_mass``, ``margin``, ``full_margin``, ``objective``, ``gap``
+  (the last five D), ``n_iter``, ``status``;
+* FWBoostRegressor, FWBoostClassifier: ``coef`` (V), ``offset``, ``train_loss``, ``gap`` (D),
+  ``n_iter``, ``status``;
+* GBMRegressor, GBMClassifier: ``init``, ``train_loss`` (D), ``n_iter``;
+* GraphSepBoost: ``pos_codes``, ``neg_codes`` (lists of rows of +1/-1, one column per
+  hypothesis), ``n_iter``, ``status``.
+
+The weighted-vote families (soft margin, TotalBoost and its relatives) store only hypotheses of
+nonzero weight, which their ``decision_function`` skips anyway; the others store every
+hypothesis, so that staged predictions over them still work. Per-round and per-example data
+(``history_``, ``weights_path_``, ``distribution_``, ``nzdd_``) is not stored and is None on a
+loaded model: the staged predictions that need it (soft margin, TotalBoost family, FWBoost)
+then raise ``ValueError``.
+
+Loading checks the format name and version and every field's type, length and range, and
+refuses anything else, and any parameter that is not a plain value, with
+:class:`ModelFileError` (a ``ValueError``) saying what was expected. Version 1 (the soft-margin
+family only: ``weights`` and a ``fit`` object at the top level) is still read.
 """
 from __future__ import annotations
 
 import json
-import math
+import os
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import ClassifierMixin
 
 from . import __version__
-from .estimators import (
-    CERLPBoostClassifier,
-    ERLPBoostClassifier,
-    LPBoostClassifier,
-    MLPBoostClassifier,
+from .average_margin_estimator import AverageMarginBoostClassifier
+from .classic_estimators import AdaBoostVClassifier, SmoothBoostClassifier, SoftBoostClassifier, TotalBoostClassifier
+from .estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
+from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
+from .gbm_estimators import GBMClassifier, GBMRegressor
+from .graphsepboost_estimator import GraphSepBoostClassifier
+from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from .model_codecs import (
+    ModelFileError,
+    check_keys,
+    decode_hypothesis,
+    encode_hypothesis,
+    read_number,
+    require,
 )
-from .weak_learners import DecisionTree, Stump
+
+__all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "ModelFileError", "load_model", "model_from_dict",
+           "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
-FORMAT_VERSION = 1
-ESTIMATORS = {cls.__name__: cls for cls in
-              (LPBoostClassifier, ERLPBoostClassifier, CERLPBoostClassifier, MLPBoostClassifier)}
-
-
-class ModelFileError(ValueError):
-    """A model file that is not a valid marginboost model of a supported format version."""
+FORMAT_VERSION = 2
+ESTIMATORS = {cls.__name__: cls for cls in (
+    LPBoostClassifier, ERLPBoostClassifier, CERLPBoostClassifier, MLPBoostClassifier,
+    TotalBoostClassifier, SoftBoostClassifier, AdaBoostVClassifier, SmoothBoostClassifier,
+    MABoostClassifier, MadaBoostClassifier, AdaBoostClassifier, AverageMarginBoostClassifier,
+    FWBoostRegressor, FWBoostClassifier, GBMRegressor, GBMClassifier, GraphSepBoostClassifier,
+)}
+_HEADER = {"format", "format_version", "marginboost_version", "estimator", "params", "n_features_in",
+           "hypotheses", "state"}
+_LABELS = {"classes", "classes_dtype"}
+_V1_ESTIMATORS = ("LPBoostClassifier", "ERLPBoostClassifier", "CERLPBoostClassifier", "MLPBoostClassifier")
+_V1_FIT = {"margin", "objective", "gap", "n_iter", "status", "nu", "eta"}
+_PLAIN = (str, bool, int, float)
 
 
 def save_model(estimator, path) -> None:
-    """Write a fitted soft-margin booster to ``path`` as JSON."""
-    name = type(estimator).__name__
-    if name not in ESTIMATORS:
+    """Write a fitted estimator to ``path`` as JSON.
+
+    TypeError for an estimator, a parameter or a hypothesis the format cannot hold (a
+    weak-learner object, a scikit-learn hypothesis); ValueError for an unfitted estimator.
+    The document is decoded before it is written, so a file that :func:`load_model` would
+    refuse is never written; the write goes through a temporary file, so an interrupted save
+    leaves no truncated model behind.
+    """
+    doc = model_to_dict(estimator)
+    try:
+        model_from_dict(doc)
+    except ModelFileError as exc:
+        raise ValueError(f"this {type(estimator).__name__} cannot be saved faithfully: {exc}") from None
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(doc, allow_nan=False))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def load_model(path, expected: type | None = None):
+    """Read a model file written by :func:`save_model`; returns the fitted estimator.
+
+    ``expected``: refuse a file holding anything but an instance of this class.
+    """
+    try:
+        doc = json.loads(Path(path).read_bytes(), parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ModelFileError) as exc:
+        raise ModelFileError(f"{path}: not a marginboost model file (invalid JSON: {exc})") from None
+    try:
+        estimator = model_from_dict(doc)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None
+    if expected is not None and not isinstance(estimator, expected):
+        raise ModelFileError(f"{path} holds a {type(estimator).__name__}, not a {expected.__name__}")
+    return estimator
+
+
+def _refuse_constant(name: str):
+    # Python's json reads NaN and Infinity, which are not JSON: no model field may hold one.
+    raise ModelFileError(f"{name} is not a JSON number")
+
+
+def model_to_dict(estimator) -> dict:
+    """The JSON document of a fitted estimator (what :func:`save_model` writes)."""
+    cls = type(estimator)
+    name = cls.__name__
+    if ESTIMATORS.get(name) is not cls:
         raise TypeError(f"cannot save a {name}: model files support {sorted(ESTIMATORS)}")
-    if not hasattr(estimator, "weights_"):
+    if not hasattr(estimator, "hypotheses_"):
         raise ValueError(f"this {name} is not fitted yet: call fit before saving")
-    params = estimator.get_params()
-    for key, value in params.items():
-        if not (value is None or isinstance(value, (str, int, float, bool))):
-            raise TypeError(f"parameter {key}={value!r} cannot be written to a model file "
-                            "(only strings and numbers can); use a named weak learner / rule")
-    keep = np.flatnonzero(estimator.weights_ > 0)
+    params = _params_to_json(estimator)
+    hypotheses = list(estimator.hypotheses_)
+    state = {attr: getattr(estimator, attr) for attr in cls._model_state}
+    if cls._model_prune is not None:
+        keep = np.flatnonzero(np.asarray(state[cls._model_prune]) != 0.0)
+        hypotheses = [hypotheses[j] for j in keep]
+        state[cls._model_prune] = np.asarray(state[cls._model_prune])[keep]
     doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "marginboost_version": __version__,
         "estimator": name,
         "params": params,
-        "classes": estimator.classes_.tolist(),
-        "classes_dtype": estimator.classes_.dtype.str,
         "n_features_in": int(estimator.n_features_in_),
-        "weights": estimator.weights_[keep].tolist(),
-        "hypotheses": [_hypothesis_to_json(estimator.hypotheses_[j]) for j in keep],
-        "fit": {"margin": estimator.margin_, "objective": estimator.objective_, "gap": estimator.gap_,
-                "n_iter": int(estimator.n_iter_), "status": estimator.status_, "nu": estimator.nu_,
-                "eta": estimator.eta_},
     }
-    Path(path).write_text(json.dumps(doc, allow_nan=False))
+    if hasattr(estimator, "feature_names_in_"):
+        doc["feature_names_in"] = [str(f) for f in estimator.feature_names_in_]
+    if issubclass(cls, ClassifierMixin):
+        doc["classes"] = _labels_to_json(estimator.classes_)
+        doc["classes_dtype"] = estimator.classes_.dtype.str
+    doc["hypotheses"] = [encode_hypothesis(h) for h in hypotheses]
+    doc["state"] = {attr.rstrip("_"): field.encode(state[attr]) for attr, field in cls._model_state.items()}
+    return doc
 
 
-def load_model(path):
-    """Read a model file written by :func:`save_model`; returns a fitted estimator."""
-    try:
-        doc = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ModelFileError(f"{path}: not a marginboost model file (invalid JSON: {exc})") from exc
-    try:
-        return _from_json(doc)
-    except ModelFileError as exc:
-        raise ModelFileError(f"{path}: {exc}") from None
+def _params_to_json(estimator) -> dict:
+    out = {}
+    for key, value in estimator.get_params(deep=False).items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if not (value is None or isinstance(value, _PLAIN)) or (isinstance(value, float) and not np.isfinite(value)):
+            raise TypeError(f"parameter {key}={value!r:.80} cannot be written to a model file (only strings, "
+                            "finite numbers, booleans and None can): use a named weak learner / rule / loss, "
+                            "or an integer random_state")
+        out[key] = value
+    return out
 
 
-def _hypothesis_to_json(h) -> dict:
-    if isinstance(h, Stump):
-        threshold = None if h.threshold == -np.inf else float(h.threshold)
-        return {"type": "stump", "feature": int(h.feature), "threshold": threshold, "sign": float(h.sign)}
-    if isinstance(h, DecisionTree):
-        return {"type": "tree", "feature": h.feature.tolist(), "threshold": h.threshold.tolist(),
-                "left": h.left.tolist(), "right": h.right.tolist(), "value": h.value.tolist()}
-    raise TypeError(f"hypotheses of type {type(h).__name__} cannot be written to a model file "
-                    "(stumps and trees can)")
+def _labels_to_json(classes: np.ndarray) -> list:
+    labels = classes.tolist()
+    for label in labels:
+        if not isinstance(label, _PLAIN) or (isinstance(label, float) and not np.isfinite(label)):
+            raise TypeError(f"class label {label!r:.40} cannot be written to a model file (labels must be "
+                            "strings, finite numbers or booleans)")
+    return labels
 
 
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ModelFileError(message)
+def model_from_dict(doc):
+    """The fitted estimator a JSON document describes, after checking every field."""
+    require(isinstance(doc, dict), "the top level must be a JSON object")
+    require(doc.get("format") == FORMAT, f"field 'format' must be '{FORMAT}', got {doc.get('format')!r:.40}")
+    version = doc.get("format_version")
+    require(type(version) is int and version in (1, FORMAT_VERSION),
+            f"format_version {version!r:.20} is not supported (this marginboost {__version__} reads versions "
+            f"1 and {FORMAT_VERSION})")
+    if version == 1:
+        doc = _upgrade_v1(doc)
+    name = doc.get("estimator")
+    require(isinstance(name, str) and name in ESTIMATORS,
+            f"unknown estimator {name!r:.60}; expected one of {sorted(ESTIMATORS)}")
+    cls = ESTIMATORS[name]
+    classifier = issubclass(cls, ClassifierMixin)
+    check_keys(doc, _HEADER | (_LABELS if classifier else set()), {"feature_names_in"}, "the model file")
+    require(isinstance(doc["marginboost_version"], str), "field 'marginboost_version' must be a string")
+    estimator = cls()
+    _set_params(estimator, doc["params"])
 
-
-def _field(doc: dict, key: str, kind, what: str):
-    _require(isinstance(doc, dict) and key in doc, f"missing field '{key}' ({what})")
-    value = doc[key]
-    _require(isinstance(value, kind) and not isinstance(value, bool),
-             f"field '{key}' must be {what}, got {type(value).__name__}")
-    return value
-
-
-def _number_list(doc: dict, key: str, n: int | None = None, integer: bool = False) -> np.ndarray:
-    values = _field(doc, key, list, "a list of numbers")
-    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)
-    _require(ok, f"field '{key}' must hold finite numbers only")
-    if integer:
-        _require(all(float(v).is_integer() for v in values), f"field '{key}' must hold integers only")
-    if n is not None:
-        _require(len(values) == n, f"field '{key}' has {len(values)} entries, expected {n}")
-    return np.asarray(values, dtype=np.int64 if integer else np.float64)
-
-
-def _from_json(doc):
-    _require(isinstance(doc, dict), "the top level must be a JSON object")
-    _require(doc.get("format") == FORMAT, f"field 'format' must be '{FORMAT}', got {doc.get('format')!r}")
-    version = _field(doc, "format_version", int, "an integer")
-    _require(version == FORMAT_VERSION,
-             f"format_version {version} is not supported (this marginboost {__version__} reads "
-             f"version {FORMAT_VERSION})")
-    name = _field(doc, "estimator", str, "an estimator class name")
-    _require(name in ESTIMATORS, f"unknown estimator {name!r}; expected one of {sorted(ESTIMATORS)}")
-    params = _field(doc, "params", dict, "an object of parameters")
-    estimator = ESTIMATORS[name]()
-    valid = estimator.get_params()
-    unknown = set(params) - set(valid)
-    _require(not unknown, f"unknown parameters for {name}: {sorted(unknown)}")
-    estimator.set_params(**params)
-    try:
-        estimator._validate_params()
-    except ValueError as exc:
-        raise ModelFileError(f"invalid parameters: {exc}") from None
-
-    n_features = _field(doc, "n_features_in", int, "an integer")
-    _require(n_features >= 1, "n_features_in must be >= 1")
-    classes = _field(doc, "classes", list, "a list of two labels")
-    _require(len(classes) == 2 and classes[0] != classes[1], "classes must hold two distinct labels")
-    dtype = _field(doc, "classes_dtype", str, "a numpy dtype string")
-    try:
-        classes_array = np.asarray(classes, dtype=np.dtype(dtype))
-    except (TypeError, ValueError) as exc:
-        raise ModelFileError(f"classes do not fit classes_dtype {dtype!r}: {exc}") from None
-    _require(classes_array.dtype.kind in "biufUS", f"classes_dtype {dtype!r} is not a label type")
-
-    hyps = _field(doc, "hypotheses", list, "a list of hypotheses")
-    weights = _number_list(doc, "weights", len(hyps))
-    _require(len(hyps) >= 1, "a model needs at least one hypothesis")
-    _require(np.all(weights > 0) and abs(weights.sum() - 1.0) <= 1e-6,
-             "weights must be positive and sum to 1")
-
-    fit = _field(doc, "fit", dict, "an object of fit results")
-    estimator.classes_ = classes_array
+    n_features = read_number(doc["n_features_in"], "field 'n_features_in'", integer=True, low=1)
     estimator.n_features_in_ = n_features
-    estimator.hypotheses_ = [_hypothesis_from_json(h, n_features) for h in hyps]
-    estimator.weights_ = weights
-    estimator.margin_ = float(_field(fit, "margin", (int, float), "a number"))
-    estimator.objective_ = float(_field(fit, "objective", (int, float), "a number"))
-    estimator.gap_ = float(_field(fit, "gap", (int, float), "a number"))
-    estimator.n_iter_ = _field(fit, "n_iter", int, "an integer")
-    estimator.status_ = _field(fit, "status", str, "a status string")
-    estimator.nu_ = float(_field(fit, "nu", (int, float), "a number"))
-    estimator.eta_ = float(_field(fit, "eta", (int, float), "a number"))
-    estimator.history_ = None
-    estimator.weights_path_ = None
+    if "feature_names_in" in doc:
+        names = doc["feature_names_in"]
+        require(isinstance(names, list) and len(names) == n_features and all(isinstance(f, str) for f in names),
+                f"field 'feature_names_in' must be a list of {n_features} strings")
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    if classifier:
+        estimator.classes_ = _labels_from_json(doc["classes"], doc["classes_dtype"])
+
+    hypotheses = doc["hypotheses"]
+    require(isinstance(hypotheses, list), "field 'hypotheses' must be a list")
+    estimator.hypotheses_ = [decode_hypothesis(h, n_features, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
+    spec = cls._model_state
+    state = doc["state"]
+    check_keys(state, {attr.rstrip("_") for attr in spec}, set(), "field 'state'")
+    for attr, field in spec.items():
+        key = attr.rstrip("_")
+        setattr(estimator, attr, field.decode(state[key], f"state field '{key}'", len(hypotheses)))
+    for attr in cls._model_unsaved:
+        setattr(estimator, attr, None)
+    estimator._derive_from_stored()
     return estimator
 
 
-def _hypothesis_from_json(h, n_features: int):
-    kind = _field(h, "type", str, "'stump' or 'tree'")
-    if kind == "stump":
-        feature = _field(h, "feature", int, "an integer")
-        _require(0 <= feature < n_features, f"stump feature {feature} outside [0, {n_features})")
-        threshold = h.get("threshold")
-        _require(threshold is None or (isinstance(threshold, (int, float)) and math.isfinite(threshold)),
-                 "stump threshold must be a finite number or null")
-        sign = _field(h, "sign", (int, float), "+1 or -1")
-        _require(sign in (1, -1), "stump sign must be +1 or -1")
-        return Stump(feature, -np.inf if threshold is None else float(threshold), float(sign))
-    if kind == "tree":
-        feature = _number_list(h, "feature", integer=True)
-        n = feature.shape[0]
-        _require(n >= 1, "a tree needs at least one node")
-        threshold = _number_list(h, "threshold", n)
-        left = _number_list(h, "left", n, integer=True)
-        right = _number_list(h, "right", n, integer=True)
-        value = _number_list(h, "value", n)
-        internal = feature >= 0
-        _require(np.all(feature < n_features) and np.all(feature >= -1), "tree feature index out of range")
-        # children come after their parent: this also rules out cycles
-        nodes = np.arange(n)
-        _require(np.all((left[internal] > nodes[internal]) & (left[internal] < n))
-                 and np.all((right[internal] > nodes[internal]) & (right[internal] < n)),
-                 "tree child index out of range")
-        _require(np.all(np.isin(value[~internal], (-1.0, 1.0))), "tree leaf values must be +1 or -1")
-        return DecisionTree(feature, threshold, left, right, value, n_features)
-    raise ModelFileError(f"unknown hypothesis type {kind!r}; expected 'stump' or 'tree'")
+def _set_params(estimator, params) -> None:
+    require(isinstance(params, dict), "field 'params' must be a JSON object")
+    valid = estimator.get_params(deep=False)
+    unknown = params.keys() - valid.keys()
+    require(not unknown, f"unknown parameters for {type(estimator).__name__}: {sorted(unknown)}; "
+                         f"expected some of {sorted(valid)}")
+    for key, value in params.items():
+        require(value is None or isinstance(value, _PLAIN),
+                f"parameter '{key}' must be a string, number, boolean or null, got {type(value).__name__}")
+    estimator.set_params(**params)
+    try:
+        estimator._validate_params()
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"invalid parameters: {exc}") from None
+
+
+def _labels_from_json(classes, dtype) -> np.ndarray:
+    require(isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]
+            and all(isinstance(c, _PLAIN) for c in classes),
+            "field 'classes' must hold two distinct labels (strings, numbers or booleans)")
+    require(isinstance(dtype, str), "field 'classes_dtype' must be a numpy dtype string")
+    try:
+        kind = np.dtype(dtype).kind
+    except (TypeError, ValueError):
+        kind = None
+    require(kind is not None and kind in "biufUO", f"classes_dtype {dtype!r:.40} is not a label type")
+    try:
+        labels = np.asarray(classes, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        labels = None
+    # A dtype that changes a label (a string cut short, a float made an integer) would change predict.
+    require(labels is not None and labels.tolist() == classes,
+            f"classes {classes!r:.60} do not fit classes_dtype {dtype!r}")
+    return labels
+
+
+def _upgrade_v1(doc) -> dict:
+    """A version-1 document (soft-margin family; weights and a 'fit' object at the top level) in
+    the layout of version 2."""
+    check_keys(doc, (_HEADER - {"state"}) | _LABELS | {"weights", "fit"}, set(), "the version-1 model file")
+    require(doc["estimator"] in _V1_ESTIMATORS,
+            f"unknown estimator {doc['estimator']!r:.60} for format_version 1; expected one of {list(_V1_ESTIMATORS)}")
+    check_keys(doc["fit"], _V1_FIT, set(), "field 'fit'")
+    upgraded = {k: v for k, v in doc.items() if k not in ("weights", "fit")}
+    upgraded["state"] = {"weights": doc["weights"], **doc["fit"]}
+    return upgraded
