@@ -9,6 +9,8 @@ vector of a hypothesis ``u = y * h(X)``, margin matrix ``U`` (m x t), edge ``d @
 capped simplex ``P(m, nu) = {d in [0, 1/nu]^m : sum d = 1}``, soft margin
 ``min_{d in P(m, nu)} d @ U @ w``, smoothing strength ``eta = 2 ln(m/nu)/eps``.
 """
+__version__ = "0.1.0"  # first: model_io records it
+
 from .booster import BoostResult, boost
 from .average_margin_estimator import AverageMarginBoostClassifier
 from .classic_estimators import (
@@ -28,9 +30,10 @@ from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
 from .gbm_estimators import GBMClassifier, GBMRegressor
 from .graphsepboost_estimator import GraphSepBoostClassifier
 from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from .model_io import ModelFileError, load_model, save_model
 from .restricted_lp import SolverError
+from .weak_learners import HistogramStump, HistogramTree
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AdaBoostClassifier",
@@ -44,15 +47,20 @@ __all__ = [
     "GBMClassifier",
     "GBMRegressor",
     "GraphSepBoostClassifier",
+    "HistogramStump",
+    "HistogramTree",
     "LPBoostClassifier",
     "MABoostClassifier",
     "MadaBoostClassifier",
     "MLPBoostClassifier",
+    "ModelFileError",
     "SoftMarginBoostClassifier",
     "SmoothBoostClassifier",
     "SoftBoostClassifier",
     "SolverError",
     "TotalBoostClassifier",
     "boost",
+    "load_model",
+    "save_model",
     "__version__",
 ]

@@ -13,17 +13,23 @@ from .base import EdgeOracle, Hypothesis, WeakLearner
 from .sklearn_adapter import SklearnWeakLearner
 from .stumps import DecisionStump, Stump
 from .trees import DecisionTree, EdgeTree
+from .binning import BinnedFeatures, Bins, bin_features, bin_thresholds
+from .histogram import HistogramStump, HistogramTree
 from .naive_bayes import GaussianNaiveBayes
 from .regression import LeastSquaresStump, LeastSquaresTree, RegressionLearner, SklearnRegressionLearner
 
 from .worst_case import TableHypothesis, WorstCaseLearner, make_lpboost_worst_case
 
 __all__ = [
+    "BinnedFeatures",
+    "Bins",
     "DecisionStump",
     "DecisionTree",
     "EdgeOracle",
     "EdgeTree",
     "GaussianNaiveBayes",
+    "HistogramStump",
+    "HistogramTree",
     "Hypothesis",
     "LeastSquaresStump",
     "LeastSquaresTree",
@@ -34,17 +40,20 @@ __all__ = [
     "TableHypothesis",
     "WeakLearner",
     "WorstCaseLearner",
+    "bin_features",
+    "bin_thresholds",
     "make_lpboost_worst_case",
     "resolve_weak_learner",
 ]
 
-_NAMED = ("stump", "tree")
+NAMED_WEAK_LEARNERS = ("stump", "tree", "hist_stump", "hist_tree")
 
 
 def resolve_weak_learner(spec, max_depth: int = 2) -> WeakLearner:
     """Turn the ``weak_learner`` parameter of an estimator into a :class:`WeakLearner`.
 
-    'stump' -> DecisionStump(), 'tree' -> EdgeTree(max_depth), a WeakLearner -> itself,
+    'stump' -> DecisionStump(), 'tree' -> EdgeTree(max_depth), 'hist_stump' -> HistogramStump(),
+    'hist_tree' -> HistogramTree(max_depth), a WeakLearner -> itself,
     an object with ``fit`` and ``predict`` (a scikit-learn estimator) -> SklearnWeakLearner.
     """
     if isinstance(spec, str):
@@ -52,11 +61,15 @@ def resolve_weak_learner(spec, max_depth: int = 2) -> WeakLearner:
             return DecisionStump()
         if spec == "tree":
             return EdgeTree(max_depth=max_depth)
+        if spec == "hist_stump":
+            return HistogramStump()
+        if spec == "hist_tree":
+            return HistogramTree(max_depth=max_depth)
     elif isinstance(spec, WeakLearner):
         return spec
     elif callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None)):
         return SklearnWeakLearner(spec)
     raise ValueError(
-        f"weak_learner must be one of {_NAMED}, a WeakLearner instance, or a scikit-learn "
+        f"weak_learner must be one of {NAMED_WEAK_LEARNERS}, a WeakLearner instance, or a scikit-learn "
         f"estimator with fit/predict (and sample_weight support); got {spec!r}"
     )

@@ -41,9 +41,10 @@ __all__ = ["DecisionTree", "EdgeTree"]
 SPLIT_TOL = 1e-12
 
 
-@njit(cache=True)
-def _node_stats(w, node_of, n_nodes):
-    """Per node: S(N), sum |w_i|, and whether both signs of w occur (not pure)."""
+@njit(cache=True, nogil=True)
+def node_stats(w, node_of, n_nodes):
+    """Per node: S(N), sum |w_i|, and whether some w_i > 0 and whether some w_i < 0 (a node
+    is pure unless both occur; kept apart so that partial results over row blocks merge)."""
     total = np.zeros(n_nodes)
     mass = np.zeros(n_nodes)
     has_pos = np.zeros(n_nodes, dtype=np.bool_)
@@ -58,7 +59,7 @@ def _node_stats(w, node_of, n_nodes):
             has_pos[n] = True
         elif w[i] < 0.0:
             has_neg[n] = True
-    return total, mass, has_pos & has_neg
+    return total, mass, has_pos, has_neg
 
 
 @njit(cache=True)
@@ -97,6 +98,18 @@ def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
             last[n] = v
             seen[n] = True
     return best_feature, best_threshold, best_score
+
+
+def keep_splits(feat, score, total, mass, mixed, last_split_level: bool) -> np.ndarray:
+    """Which nodes of a level split at their best cut (``feat`` -1: no cut exists).
+
+    A pure node never splits. Above the last level a split that gains nothing yet can still
+    pay off one level down (XOR), and it never lowers the edge (|L| + |R| >= |S|); on the last
+    split level it could only make two leaves of one sign, so it must gain more than
+    SPLIT_TOL * mass there.
+    """
+    no_gain = score - np.abs(total) <= SPLIT_TOL * mass
+    return mixed & (feat >= 0) & ~(no_gain & last_split_level)
 
 
 @njit(cache=True)
@@ -232,17 +245,13 @@ class _TreeOracle(EdgeOracle):
         grow = LevelGrower(self._X)
         for depth in range(self._max_depth + 1):
             k_nodes = len(grow.active)
-            total, mass, mixed = _node_stats(w, grow.node_of, k_nodes)
+            total, mass, has_pos, has_neg = node_stats(w, grow.node_of, k_nodes)
             for n, nid in enumerate(grow.active):
                 grow.value[nid] = 1.0 if total[n] >= 0.0 else -1.0
             if depth == self._max_depth:
                 break
             feat, thr, score = _best_splits(self._vals, self._order, w, grow.node_of, total, mass, k_nodes)
-            # Above the last level a split that gains nothing yet can still pay off one level
-            # down (XOR), and it never lowers the edge (|L| + |R| >= |S|); on the last level it
-            # could only make two leaves of one sign.
-            no_gain = score - np.abs(total) <= SPLIT_TOL * mass
-            keep = mixed & (feat >= 0) & ~(no_gain & (depth == self._max_depth - 1))
+            keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
             if not grow.split(feat, thr, keep):
                 break
         h = grow.tree(DecisionTree)

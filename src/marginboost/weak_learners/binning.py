@@ -1,0 +1,270 @@
+"""Feature binning for the histogram weak learners (LightGBM-style; Ke et al., NeurIPS 2017).
+
+Feature j is cut by ascending thresholds ``t_0 < t_1 < ...`` into ``n_bins[j]`` bins; bin b
+holds the values x with ``t_{b-1} < x <= t_b``. So the code of x (its bin) is the number of
+thresholds below x, and ``code > b`` exactly when ``x > t_b``: a cut after bin b sends every
+example the way ``x > t`` does for any raw threshold t in ``[max of bin b, min of bin b+1)``.
+
+Thresholds from the data (the default), from the distinct values ``u_0 < ... < u_{K-1}`` of a
+feature and their counts ``c_k``:
+
+* ``K <= max_bins``: one bin per distinct value, so every cut of the exact learners
+  (:mod:`.stumps`, :mod:`.trees`) is a cut between bins and the histogram learners are exact;
+* ``K > max_bins``: ``max_bins`` bins of about equal counts, each a run of consecutive distinct
+  values (greedy: a bin closes after ``u_k`` when adding ``u_{k+1}`` would overshoot the equal
+  share of what is left, ``remaining / bins_left``, by more than stopping now undershoots it, or
+  when the values left only just suffice for one per bin left).
+
+Either way ``t_b = midpoint(u_k, u_{k+1})`` with ``u_k`` the largest value of bin b and
+``u_{k+1}`` the smallest of bin b+1 (:func:`.stumps.midpoint`, so ``u_k <= t_b < u_{k+1}``).
+
+Thresholds may also be given (e.g. fitted by :func:`bin_thresholds` on a sample); bins the
+training data leave empty are then never cut. In every case ``lower``/``upper`` are the smallest
+and largest *training* value in each bin, computed while coding.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .stumps import midpoint
+
+__all__ = ["BinnedFeatures", "Bins", "bin_features", "bin_thresholds"]
+
+# Rows coded per pass over the features: a block of C-ordered X stays in cache while each
+# feature reads its strided column.
+_BLOCK_ROWS = 1024
+
+
+@dataclass(frozen=True, eq=False)
+class Bins:
+    """Bins of p features; arrays of width ``W = max(n_bins)``, padded past ``n_bins[j]``.
+
+    ``thresholds[j, b]`` (b < n_bins[j] - 1) separates bin b from b+1 (+inf as padding);
+    ``lower``/``upper``: smallest/largest training value in each bin (+inf/-inf when empty);
+    ``counts``: training examples per bin.
+    """
+
+    thresholds: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    counts: np.ndarray
+    n_bins: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return int(self.lower.shape[1])
+
+
+@dataclass(frozen=True, eq=False)
+class BinnedFeatures:
+    """A binned sample: ``codes[j, i]`` (uint8, shape (p, m), C-ordered so that each feature is
+    one contiguous row for the per-feature sweeps) is the bin of ``X[i, j]`` in ``bins``."""
+
+    codes: np.ndarray
+    bins: Bins
+
+    @property
+    def thresholds(self) -> np.ndarray:
+        return self.bins.thresholds
+
+    @property
+    def upper(self) -> np.ndarray:
+        return self.bins.upper
+
+
+def check_max_bins(max_bins) -> int:
+    if isinstance(max_bins, bool) or not isinstance(max_bins, numbers.Integral) or not 2 <= max_bins <= 255:
+        raise ValueError(f"max_bins must be an integer in [2, 255] (codes are uint8), got {max_bins!r}")
+    return int(max_bins)
+
+
+def n_threads(n_jobs) -> int:
+    """Numba threads for ``n_jobs``: None or 1 -> 1 (serial kernels), -1 -> all, k -> min(k, all)."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}")
+    available = numba.config.NUMBA_NUM_THREADS
+    return available if n_jobs == -1 else min(int(n_jobs), available)
+
+
+def run_kernel(serial, parallel, threads: int, *args):
+    """Call ``serial(*args)``, or ``parallel(*args)`` on ``threads`` numba threads."""
+    if threads == 1:
+        return serial(*args)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        return parallel(*args)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def as_2d_numeric(X) -> np.ndarray:
+    """X as a 2-d real array, float32/float64/integer kept as they are (no float64 copy)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+    if X.shape[0] < 1:
+        raise ValueError("X must have at least one row")
+    if X.dtype == np.bool_:
+        return X.view(np.uint8)
+    if X.dtype.kind in "iu" or X.dtype in (np.float32, np.float64):
+        return X
+    return X.astype(np.float64)
+
+
+@njit(cache=True)
+def _cut_positions(counts, max_bins):
+    """Indices k after which a bin ends (see the module docstring)."""
+    K = counts.shape[0]
+    if K <= max_bins:
+        return np.arange(K - 1)
+    cuts = np.empty(max_bins - 1, dtype=np.int64)
+    n_cuts = 0
+    remaining = 0
+    for k in range(K):
+        remaining += counts[k]
+    in_bin = 0
+    for k in range(K - 1):
+        in_bin += counts[k]
+        bins_left = max_bins - n_cuts
+        if bins_left == 1:
+            break
+        # In integers: 2 in_bin + c_{k+1} > 2 remaining / bins_left.
+        if K - 1 - k == bins_left - 1 or (2 * in_bin + counts[k + 1]) * bins_left > 2 * remaining:
+            cuts[n_cuts] = k
+            n_cuts += 1
+            remaining -= in_bin
+            in_bin = 0
+    return cuts[:n_cuts]
+
+
+@njit(cache=True)
+def _thresholds_at(values, cuts):
+    out = np.empty(cuts.shape[0])
+    for b in range(cuts.shape[0]):
+        out[b] = midpoint(values[cuts[b]], values[cuts[b] + 1])
+    return out
+
+
+def distinct_counts(column) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values (as float64, the unit of every threshold) of one column and their counts."""
+    return np.unique(np.asarray(column, dtype=np.float64), return_counts=True)
+
+
+def feature_thresholds(values: np.ndarray, counts: np.ndarray, max_bins: int, feature: int) -> np.ndarray:
+    """Thresholds of one feature from its sorted distinct values and their counts."""
+    if not (math.isfinite(values[0]) and math.isfinite(values[-1])):
+        raise ValueError(f"X must be finite: feature {feature} has NaN or infinite values")
+    return _thresholds_at(values, _cut_positions(counts.astype(np.int64), max_bins))
+
+
+def bin_thresholds(X, max_bins: int = 255) -> list[np.ndarray]:
+    """Per feature, the thresholds of the bins of X (module docstring); e.g. fit on a sample and
+    pass to :func:`bin_features` or to the Dask learners as ``thresholds``."""
+    max_bins = check_max_bins(max_bins)
+    X = as_2d_numeric(X)
+    return [feature_thresholds(*distinct_counts(X[:, j]), max_bins, j) for j in range(X.shape[1])]
+
+
+def pad_thresholds(thresholds, p: int, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """Check user or fitted thresholds; return them as a (p, W - 1) array (+inf padded) and n_bins."""
+    if len(thresholds) != p:
+        raise ValueError(f"thresholds must hold one array per feature ({p}), got {len(thresholds)}")
+    rows = [np.asarray(t, dtype=np.float64).reshape(-1) for t in thresholds]
+    for j, t in enumerate(rows):
+        if t.shape[0] > max_bins - 1:
+            raise ValueError(f"thresholds[{j}] has {t.shape[0]} values; at most max_bins - 1 = {max_bins - 1}")
+        if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+            raise ValueError(f"thresholds[{j}] must be finite and strictly increasing")
+    n_bins = np.array([t.shape[0] + 1 for t in rows], dtype=np.int64)
+    width = int(n_bins.max(initial=1))
+    padded = np.full((p, width - 1), np.inf)
+    for j, t in enumerate(rows):
+        padded[j, : t.shape[0]] = t
+    return padded, n_bins
+
+
+@njit(cache=True, nogil=True)
+def _encode_feature(X, j, start, stop, thr_j, n_thr, codes_j, lower_j, upper_j, counts_j):
+    """Code rows [start, stop) of feature j: binary search for the number of thresholds < x."""
+    finite = True
+    for i in range(start, stop):
+        x = float(X[i, j])
+        if not math.isfinite(x):
+            finite = False
+        lo = 0
+        hi = n_thr
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if thr_j[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        codes_j[i] = lo
+        counts_j[lo] += 1
+        if x < lower_j[lo]:
+            lower_j[lo] = x
+        if x > upper_j[lo]:
+            upper_j[lo] = x
+    return finite
+
+
+# Serial and parallel drivers share _encode_feature: each feature's work, and so its result, is
+# the same whichever thread does it.
+@njit(cache=True, nogil=True)
+def _encode(X, thr, n_bins, codes, lower, upper, counts, finite):
+    m, p = X.shape
+    for start in range(0, m, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, m)
+        for j in range(p):
+            ok = _encode_feature(X, j, start, stop, thr[j], n_bins[j] - 1, codes[j], lower[j], upper[j], counts[j])
+            finite[j] = finite[j] and ok
+
+
+@njit(cache=True, parallel=True)
+def _encode_parallel(X, thr, n_bins, codes, lower, upper, counts, finite):
+    m, p = X.shape
+    for start in range(0, m, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, m)
+        for j in prange(p):
+            ok = _encode_feature(X, j, start, stop, thr[j], n_bins[j] - 1, codes[j], lower[j], upper[j], counts[j])
+            finite[j] = finite[j] and ok
+
+
+def encode(X: np.ndarray, thresholds: np.ndarray, n_bins: np.ndarray, threads: int = 1):
+    """Codes (p, m) uint8 of X and per-bin lower, upper, counts over its rows."""
+    m, p = X.shape
+    width = thresholds.shape[1] + 1
+    codes = np.empty((p, m), dtype=np.uint8)
+    lower = np.full((p, width), np.inf)
+    upper = np.full((p, width), -np.inf)
+    counts = np.zeros((p, width), dtype=np.int64)
+    finite = np.ones(p, dtype=np.bool_)
+    run_kernel(_encode, _encode_parallel, threads, X, thresholds, n_bins, codes, lower, upper, counts, finite)
+    if not finite.all():
+        raise ValueError(f"X must be finite: feature {int(np.argmin(finite))} has NaN or infinite values")
+    return codes, lower, upper, counts
+
+
+def bin_features(X, max_bins: int = 255, thresholds=None, n_jobs=None) -> BinnedFeatures:
+    """Bin the columns of X (float32, float64 or integer; not copied to float64).
+
+    ``thresholds``: None to fit them on X (module docstring), or one increasing array per feature.
+    ``n_jobs``: numba threads for the coding pass (None or 1: serial; the result is the same).
+    """
+    max_bins = check_max_bins(max_bins)
+    threads = n_threads(n_jobs)
+    X = as_2d_numeric(X)
+    if thresholds is None:
+        thresholds = bin_thresholds(X, max_bins)
+    padded, n_bins = pad_thresholds(thresholds, X.shape[1], max_bins)
+    codes, lower, upper, counts = encode(X, padded, n_bins, threads)
+    return BinnedFeatures(codes, Bins(padded, lower, upper, counts, n_bins))

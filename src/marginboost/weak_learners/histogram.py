@@ -1,0 +1,434 @@
+"""Histogram weak learners: edge-maximising stumps and edge trees over binned features.
+
+The oracle of boosting as Frank-Wolfe (paper 000, Mitsuboshi et al., "Boosting as
+Frank-Wolfe", sections 2 and 4.1) returns a hypothesis of large edge
+``sum_i d_i y_i h(x_i)``. With ``w = d * y`` and the features binned once
+(:func:`.binning.bin_features`, codes ``c_ij``), each call builds the histograms
+
+    H_j(b) = sum_{i : c_ij = b} w_i        (per node of a tree level: over the node's examples)
+
+in one sequential pass over the uint8 codes per feature, then sweeps the bins: the cut after
+bin a has left sum ``L = sum_{b <= a} H_j(b)``. As in the exact learners,
+
+* :class:`HistogramStump` maximises the stump edge ``|T - 2 L|`` (``T = sum_i w_i``) over all
+  cuts and the two constants (:mod:`.stumps`);
+* :class:`HistogramTree` grows the edge tree of :mod:`.trees` level by level, a node N split at
+  the cut maximising ``|L| + |S(N) - L|``, with the same stopping rule
+  (:func:`.trees.keep_splits`) and leaf values ``sign(S)`` (+1 on S = 0).
+
+A cut exists only between two consecutive bins that hold training examples (of the node, for a
+tree). Ties are broken as in the exact learners: the constants first (stump), then the first
+feature, then the smallest cut; a later candidate wins only with a strictly larger edge (stump)
+or a score larger by more than ``SPLIT_TOL * sum |w_i|`` of the node (tree). The cut between
+non-empty bins a < c gets the raw threshold ``midpoint(upper[a], lower[c])`` (largest training
+value of bin a, smallest of bin c), so the learners return the ordinary :class:`.Stump` and
+:class:`.DecisionTree`, whose ``predict(X)`` reproduces the training predictions, which are
+computed from the codes.
+
+When every feature has at most ``max_bins`` distinct values the bins are the distinct values,
+the candidates are those of the exact learners and so are the thresholds: the hypothesis is the
+exact learners' one, except where two candidates tie up to the rounding of sums taken in a
+different order (identical whenever the sums are exact, e.g. ``d`` of dyadic entries).
+
+Cost per call: O(p m) sequential byte reads per histogram pass (one pass per tree level; the
+root's is the stump's, whose bins all hold examples), against the exact learners' gathers along
+presorted orders, plus O(p * nodes * bins) for the sweeps. The histograms are not derived from
+the parent's by subtraction (LightGBM's trick): that would round differently from a direct sum
+and lose the exact learners' hypotheses. ``n_jobs`` spreads the histograms over contiguous groups
+of features (numba ``prange``); each feature's histogram is still summed by one thread in example
+order, and the sweep runs serially in feature order, so the result is bit-identical to the serial
+one. The histogram code works on any row block of the sample: the Dask learners
+(:mod:`.dask_histogram`) run it per partition and add the blocks.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from .base import EdgeOracle, WeakLearner
+from .binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
+from .stumps import Stump, midpoint
+from .trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
+
+__all__ = ["HistogramStump", "HistogramTree"]
+
+
+# ------------------------------------------------------------------ histograms (any row block)
+
+
+# Rows per block: a block of w (and of the nodes) stays in cache while the features of a group
+# sweep it, so w is read once per group rather than once per feature.
+_BLOCK_ROWS = 4096
+
+
+@njit(cache=True, nogil=True)
+def _group_hist(codes, w, hist, j0, j1):
+    """Add w into the histograms of features j0 .. j1-1, each in example order."""
+    m = codes.shape[1]
+    for start in range(0, m, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, m)
+        for j in range(j0, j1):
+            codes_j = codes[j]
+            hist_j = hist[j]
+            for i in range(start, stop):
+                hist_j[codes_j[i]] += w[i]
+
+
+@njit(cache=True, nogil=True)
+def _group_level_hist(codes, w, offset, hist, present, j0, j1):
+    """Per node, as :func:`_group_hist`, into rows ``hist[j]`` of (node, bin) pairs laid out flat:
+    ``offset[i]`` is ``node * W`` for example i, -1 for examples of finished leaves."""
+    m = codes.shape[1]
+    for start in range(0, m, _BLOCK_ROWS):
+        stop = min(start + _BLOCK_ROWS, m)
+        for j in range(j0, j1):
+            codes_j = codes[j]
+            hist_j = hist[j]
+            present_j = present[j]
+            for i in range(start, stop):
+                o = offset[i]
+                if o >= 0:
+                    k = o + codes_j[i]
+                    hist_j[k] += w[i]
+                    present_j[k] = True
+
+
+# Serial and parallel drivers run the same group functions over ``n_groups`` contiguous groups
+# of features; a feature's histogram is summed by one thread in example order either way.
+@njit(cache=True, nogil=True)
+def _root_hist(codes, w, hist, n_groups):
+    p = codes.shape[0]
+    for g in range(n_groups):
+        _group_hist(codes, w, hist, g * p // n_groups, (g + 1) * p // n_groups)
+
+
+@njit(cache=True, parallel=True)
+def _root_hist_parallel(codes, w, hist, n_groups):
+    p = codes.shape[0]
+    for g in prange(n_groups):
+        _group_hist(codes, w, hist, g * p // n_groups, (g + 1) * p // n_groups)
+
+
+@njit(cache=True, nogil=True)
+def _level_hist(codes, w, offset, hist, present, n_groups):
+    p = codes.shape[0]
+    for g in range(n_groups):
+        _group_level_hist(codes, w, offset, hist, present, g * p // n_groups, (g + 1) * p // n_groups)
+
+
+@njit(cache=True, parallel=True)
+def _level_hist_parallel(codes, w, offset, hist, present, n_groups):
+    p = codes.shape[0]
+    for g in prange(n_groups):
+        _group_level_hist(codes, w, offset, hist, present, g * p // n_groups, (g + 1) * p // n_groups)
+
+
+@njit(cache=True, nogil=True)
+def _sum(w):
+    total = 0.0
+    for i in range(w.shape[0]):  # in example order, as the exact stump sums
+        total += w[i]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _leaf_of(codes, feature, cut, left, right):
+    """The node each example reaches in a tree over codes (``code <= cut`` goes left)."""
+    out = np.empty(codes.shape[1], dtype=np.int64)
+    for i in range(codes.shape[1]):
+        k = 0
+        while feature[k] >= 0:
+            k = left[k] if codes[feature[k], i] <= cut[k] else right[k]
+        out[i] = k
+    return out
+
+
+class StumpStats(NamedTuple):
+    total: float  # T = sum_i w_i
+    hist: np.ndarray  # (p, W): H_j(b)
+
+
+class LevelStats(NamedTuple):
+    total: np.ndarray  # (nodes,) S(N)
+    mass: np.ndarray  # (nodes,) sum |w_i|
+    has_pos: np.ndarray  # (nodes,) some w_i > 0
+    has_neg: np.ndarray  # (nodes,) some w_i < 0
+    hist: np.ndarray | None  # (p, nodes, W), None on the last level
+    present: np.ndarray | None  # (p, nodes, W): the bin holds examples of the node; None at
+    # the root, where it is ``bins.counts > 0``
+    leaf: np.ndarray | None  # (m,) the tree node of each example, on the last level only
+
+
+def stump_stats(codes, w, width: int, threads: int = 1) -> StumpStats:
+    hist = np.zeros((codes.shape[0], width))
+    run_kernel(_root_hist, _root_hist_parallel, threads, codes, w, hist, threads)
+    return StumpStats(_sum(w), hist)
+
+
+def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, threads: int = 1) -> LevelStats:
+    """Node sums of one tree level (``routing``: see :meth:`_BinTree.routing`) and the per-node
+    histograms; with ``with_hist`` False (the last level) the examples' nodes instead, from which
+    the training predictions follow once the leaf values are known."""
+    feature, cut, left, right, active_pos = routing
+    leaf = _leaf_of(codes, feature, cut, left, right)
+    node_of = active_pos[leaf]
+    total, mass, has_pos, has_neg = node_stats(w, node_of, n_nodes)
+    if not with_hist:
+        return LevelStats(total, mass, has_pos, has_neg, None, None, leaf)
+    if feature[0] < 0:  # the root: every example in node 0, the bins' presence known from binning
+        return LevelStats(total, mass, has_pos, has_neg, stump_stats(codes, w, width, threads).hist[:, None, :],
+                          None, None)
+    p = codes.shape[0]
+    hist = np.zeros((p, n_nodes * width))
+    present = np.zeros((p, n_nodes * width), dtype=np.bool_)
+    offset = np.where(node_of >= 0, node_of * width, -1)  # one index per update, not two
+    run_kernel(_level_hist, _level_hist_parallel, threads, codes, w, offset, hist, present, threads)
+    return LevelStats(total, mass, has_pos, has_neg, hist.reshape(p, n_nodes, width),
+                      present.reshape(p, n_nodes, width), None)
+
+
+def stump_predictions(codes, feature: int, cut: int, sign: float) -> np.ndarray:
+    """h(x) = sign if code > cut else -sign; cut -1 is the constant ``sign``."""
+    if cut < 0:
+        return np.full(codes.shape[1], sign)
+    return np.where(codes[feature] > cut, sign, -sign)
+
+
+def tree_predictions(codes, routing, value) -> np.ndarray:
+    feature, cut, left, right, _ = routing
+    return value[_leaf_of(codes, feature, cut, left, right)]
+
+
+# ------------------------------------------------------------------ sweeps (on the summed histograms)
+
+
+@njit(cache=True)
+def _best_bin_stump(hist, present, n_bins, total):
+    """(feature, last bin left a, first bin right c, sign, edge); a = -1 for a constant."""
+    best_edge = abs(total)
+    best_feature, best_a, best_c = 0, -1, -1
+    best_sign = 1.0 if total >= 0.0 else -1.0
+    for j in range(hist.shape[0]):
+        left = 0.0
+        prev = -1
+        for b in range(n_bins[j]):
+            if not present[j, b]:
+                continue
+            if prev >= 0:
+                v = total - 2.0 * left
+                if abs(v) > best_edge:
+                    best_edge = abs(v)
+                    best_feature, best_a, best_c = j, prev, b
+                    best_sign = 1.0 if v >= 0.0 else -1.0
+            left += hist[j, b]
+            prev = b
+    return best_feature, best_a, best_c, best_sign, best_edge
+
+
+@njit(cache=True)
+def _best_bin_splits(hist, present, n_bins, node_total, node_mass):
+    """Per node: best (feature, a, c, |L| + |R|); feature -1 where the node has no cut."""
+    p, n_nodes, _ = hist.shape
+    best_feature = np.full(n_nodes, -1, dtype=np.int64)
+    best_a = np.zeros(n_nodes, dtype=np.int64)
+    best_c = np.zeros(n_nodes, dtype=np.int64)
+    best_score = np.full(n_nodes, -1.0)
+    for n in range(n_nodes):
+        for j in range(p):
+            left = 0.0
+            prev = -1
+            for b in range(n_bins[j]):
+                if not present[j, n, b]:
+                    continue
+                if prev >= 0:
+                    score = abs(left) + abs(node_total[n] - left)
+                    if score > best_score[n] + SPLIT_TOL * node_mass[n]:
+                        best_score[n] = score
+                        best_feature[n] = j
+                        best_a[n] = prev
+                        best_c[n] = b
+                left += hist[j, n, b]
+                prev = b
+    return best_feature, best_a, best_c, best_score
+
+
+class _BinTree:
+    """A tree grown level by level in flat arrays, as :class:`.trees.LevelGrower` lays it out
+    (children appended left then right, level by level), with each split kept twice: as the
+    last bin sent left (``cut``, for routing codes) and as a raw ``threshold``."""
+
+    def __init__(self):
+        self.feature, self.cut, self.threshold = [-1], [0], [0.0]
+        self.left, self.right, self.value = [-1], [-1], [0.0]
+        self.active = [0]
+
+    def routing(self):
+        """(feature, cut, left, right, active_pos) arrays; ``active_pos[k]`` is the position
+        of node k in this level, -1 for nodes not in it."""
+        active_pos = np.full(len(self.feature), -1, dtype=np.int64)
+        active_pos[self.active] = np.arange(len(self.active))
+        arrays = (np.asarray(v, dtype=np.int64) for v in (self.feature, self.cut, self.left, self.right))
+        return (*arrays, active_pos)
+
+    def split(self, keep, feature, cut, threshold) -> None:
+        next_active = []
+        for n, nid in enumerate(self.active):
+            if not keep[n]:
+                continue
+            self.feature[nid], self.cut[nid], self.threshold[nid] = int(feature[n]), int(cut[n]), float(threshold[n])
+            for side in (self.left, self.right):
+                side[nid] = len(self.feature)
+                next_active.append(len(self.feature))
+                self.feature.append(-1)
+                self.cut.append(0)
+                self.threshold.append(0.0)
+                self.left.append(-1)
+                self.right.append(-1)
+                self.value.append(0.0)
+        self.active = next_active
+
+    def hypothesis(self, n_features: int) -> DecisionTree:
+        return DecisionTree(
+            feature=np.asarray(self.feature, dtype=np.int64),
+            threshold=np.asarray(self.threshold, dtype=np.float64),
+            left=np.asarray(self.left, dtype=np.int64),
+            right=np.asarray(self.right, dtype=np.int64),
+            value=np.asarray(self.value, dtype=np.float64),
+            n_features=n_features,
+        )
+
+
+def _raw_threshold(bins: Bins, feature: int, a: int, c: int) -> float:
+    return float(midpoint(bins.upper[feature, a], bins.lower[feature, c]))
+
+
+# ------------------------------------------------------------------ oracles
+
+
+class LocalSample:
+    """The binned training sample in this process (the Dask learners have a distributed one)."""
+
+    def __init__(self, codes: np.ndarray, threads: int):
+        self.codes, self.threads = codes, threads
+
+    def weights(self, w: np.ndarray) -> np.ndarray:
+        """``w`` in the form the stats methods take (a Dask sample cuts it into partitions)."""
+        return w
+
+    def stump_stats(self, w, width: int) -> StumpStats:
+        return stump_stats(self.codes, w, width, self.threads)
+
+    def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
+        return level_stats(self.codes, w, routing, n_nodes, width, with_hist, self.threads)
+
+    def stump_predictions(self, feature: int, cut: int, sign: float) -> np.ndarray:
+        return stump_predictions(self.codes, feature, cut, sign)
+
+    def tree_predictions(self, routing, value) -> np.ndarray:
+        return tree_predictions(self.codes, routing, value)
+
+
+class HistogramStumpOracle(EdgeOracle):
+    """Best stump over the bins of ``sample`` (a :class:`LocalSample` or a Dask one)."""
+
+    def __init__(self, sample, bins: Bins, y: np.ndarray):
+        self._sample, self._bins = sample, bins
+        self._y = np.asarray(y, dtype=np.float64)
+        self._present = bins.counts > 0
+
+    def __call__(self, d: np.ndarray) -> tuple[Stump, np.ndarray]:
+        w = self._sample.weights(np.asarray(d, dtype=np.float64) * self._y)
+        total, hist = self._sample.stump_stats(w, self._bins.width)
+        feature, a, c, sign, _ = _best_bin_stump(hist, self._present, self._bins.n_bins, total)
+        if a < 0:
+            h = Stump(0, -np.inf, float(sign))
+        else:
+            h = Stump(int(feature), _raw_threshold(self._bins, feature, a, c), float(sign))
+        return h, self._sample.stump_predictions(int(feature), int(a), float(sign))
+
+
+class HistogramTreeOracle(EdgeOracle):
+    """Greedy edge tree over the bins of ``sample``, grown as :class:`.trees.EdgeTree` grows."""
+
+    def __init__(self, sample, bins: Bins, y: np.ndarray, max_depth: int):
+        self._sample, self._bins, self._max_depth = sample, bins, max_depth
+        self._y = np.asarray(y, dtype=np.float64)
+        self._root_present = (bins.counts > 0)[:, None, :]
+
+    def __call__(self, d: np.ndarray) -> tuple[DecisionTree, np.ndarray]:
+        w = self._sample.weights(np.asarray(d, dtype=np.float64) * self._y)
+        bins = self._bins
+        tree = _BinTree()
+        for depth in range(self._max_depth + 1):
+            k_nodes = len(tree.active)
+            last = depth == self._max_depth
+            stats = self._sample.level_stats(w, tree.routing(), k_nodes, bins.width, not last)
+            for n, nid in enumerate(tree.active):
+                tree.value[nid] = 1.0 if stats.total[n] >= 0.0 else -1.0
+            if last:
+                break
+            present = self._root_present if stats.present is None else stats.present
+            feat, a, c, score = _best_bin_splits(stats.hist, present, bins.n_bins, stats.total, stats.mass)
+            keep = keep_splits(feat, score, stats.total, stats.mass, stats.has_pos & stats.has_neg,
+                               depth == self._max_depth - 1)
+            if not keep.any():
+                break
+            thr = [_raw_threshold(bins, feat[n], a[n], c[n]) if keep[n] else 0.0 for n in range(k_nodes)]
+            tree.split(keep, feat, a, thr)
+        value = np.asarray(tree.value, dtype=np.float64)
+        # Grown to the last level, the last pass has already routed every example to its leaf.
+        pred = value[stats.leaf] if last else self._sample.tree_predictions(tree.routing(), value)
+        return tree.hypothesis(bins.thresholds.shape[0]), pred
+
+
+def check_max_depth(max_depth) -> int:
+    if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Real) or max_depth != int(max_depth) \
+            or max_depth < 1:
+        raise ValueError(f"max_depth must be an integer >= 1, got {max_depth!r}")
+    return int(max_depth)
+
+
+class HistogramStump(WeakLearner):
+    """Max-edge decision stump over binned features (exact when no feature has more than
+    ``max_bins`` distinct values). ``n_jobs``: numba threads over features (None or 1: serial;
+    the result does not depend on it)."""
+
+    def __init__(self, max_bins: int = 255, n_jobs=None):
+        self.max_bins = max_bins
+        self.n_jobs = n_jobs
+
+    def prepare(self, X, y: np.ndarray) -> EdgeOracle:
+        threads = n_threads(self.n_jobs)
+        binned = bin_features(X, check_max_bins(self.max_bins), n_jobs=self.n_jobs)
+        return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
+
+    def __repr__(self) -> str:
+        return f"HistogramStump(max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r})"
+
+
+class HistogramTree(WeakLearner):
+    """Depth-limited edge tree over binned features, leaves in {-1, +1} (see the module doc)."""
+
+    def __init__(self, max_depth: int = 2, max_bins: int = 255, n_jobs=None):
+        self.max_depth = max_depth
+        self.max_bins = max_bins
+        self.n_jobs = n_jobs
+
+    def prepare(self, X, y: np.ndarray) -> EdgeOracle:
+        max_depth = check_max_depth(self.max_depth)
+        threads = n_threads(self.n_jobs)
+        binned = bin_features(X, check_max_bins(self.max_bins), n_jobs=self.n_jobs)
+        return HistogramTreeOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned), max_depth)
+
+    def __repr__(self) -> str:
+        return f"HistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r})"
+
+
+def _labels(y, binned) -> np.ndarray:
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (binned.codes.shape[1],):
+        raise ValueError(f"y must have shape ({binned.codes.shape[1]},), got {y.shape}")
+    return y
