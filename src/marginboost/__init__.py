@@ -30,6 +30,7 @@ from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
 from .gbm_estimators import GBMClassifier, GBMRegressor
 from .graphsepboost_estimator import GraphSepBoostClassifier
 from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from .interrupts import FitInterruptedWarning, on_interrupt
 from .model_io import ModelFileError, load_model, save_model
 from .restricted_lp import SolverError
 from .weak_learners import HistogramStump, HistogramTree
@@ -44,6 +45,7 @@ __all__ = [
     "ERLPBoostClassifier",
     "FWBoostClassifier",
     "FWBoostRegressor",
+    "FitInterruptedWarning",
     "GBMClassifier",
     "GBMRegressor",
     "GraphSepBoostClassifier",
@@ -61,6 +63,7 @@ __all__ = [
     "TotalBoostClassifier",
     "boost",
     "load_model",
+    "on_interrupt",
     "save_model",
     "__version__",
 ]

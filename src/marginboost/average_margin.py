@@ -45,7 +45,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import brentq
 
+from .interrupts import keep_interrupted
 from .objectives import soft_margin_distribution
+from .threads import single_blas_thread
 
 __all__ = ["HISTORY_COLUMNS", "STEPS", "STOPS", "AverageMarginResult", "average_margin_boost", "stump_eta"]
 
@@ -83,7 +85,7 @@ class AverageMarginResult:
     soft_margin: float  # rho(w^T)
     best_edge: float
     n_iter: int  # rounds: oracle calls at iterates d^0..d^T (FW steps + 1)
-    status: str  # 'converged' | 'max_iter' | 'max_time'
+    status: str  # 'converged' | 'max_iter' | 'max_time' | 'interrupted'
     history: dict = field(default_factory=dict)
 
 
@@ -105,6 +107,7 @@ def _line_search(oracle, d, direction, slope0):
     return lam, last.get(lam)
 
 
+@single_blas_thread
 def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step: str = "classic",
                          stop: str = "gap", max_edge=None, max_iter: int = 10000,
                          max_time: float | None = None) -> AverageMarginResult:
@@ -112,6 +115,8 @@ def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step
 
     ``oracle(d) -> (grad F(d), F(d))``; ``max_edge(d) -> max_h d @ u_h`` (optional, needed by
     ``stop='certified'``); ``max_iter`` bounds the rounds (oracle calls at iterates).
+    ``KeyboardInterrupt`` after the first row returns the last iterate with its row (status
+    ``'interrupted'``, :mod:`.interrupts`).
     """
     if step not in STEPS:
         raise ValueError(f"step must be one of {STEPS}, got {step!r}")
@@ -128,39 +133,49 @@ def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step
     best_edge = np.inf if max_edge is not None else np.nan
     status = "max_iter"
     t = 0
-    while True:
-        s = soft_margin_distribution(g, nu)
-        direction = s - d
-        rho = _dot(s, g)
-        gap = _dot(d, g) - rho
-        if max_edge is not None:
-            best_edge = min(best_edge, max_edge(d))
-        done = gap <= eps / 2.0 or (stop == "certified" and best_edge - rho <= eps)
-        if done:
-            status = "converged"
-        elif t + 1 >= max_iter:
-            done = True
-        elif max_time is not None and time.perf_counter() - start >= max_time:
-            status, done = "max_time", True
-        lam, evaluated = 0.0, None
-        if not done:
+    kept = None  # (t, d, g, value, gap, rho, best_edge) of the last row (see .interrupts)
+    try:
+        while True:
+            s = soft_margin_distribution(g, nu)
+            direction = s - d
+            rho = _dot(s, g)
+            gap = _dot(d, g) - rho
+            if max_edge is not None:
+                best_edge = min(best_edge, max_edge(d))
+            done = gap <= eps / 2.0 or (stop == "certified" and best_edge - rho <= eps)
+            if done:
+                status = "converged"
+            elif t + 1 >= max_iter:
+                done = True
+            elif max_time is not None and time.perf_counter() - start >= max_time:
+                status, done = "max_time", True
+            lam, evaluated = 0.0, None
+            if not done:
+                t0 = time.perf_counter()
+                if step == "classic":
+                    lam = 2.0 / (t + 2.0)
+                elif step == "short_step":
+                    lam = min(1.0, gap / (eta * float(np.abs(direction).sum()) ** 2))
+                else:
+                    lam, evaluated = _line_search(oracle, d, direction, -gap)
+                oracle_time += time.perf_counter() - t0
+            for name, v in zip(HISTORY_COLUMNS, (t, value, gap, rho, best_edge, lam, time.perf_counter() - start,
+                                                 oracle_time)):
+                history[name].append(v)
+            kept = (t, d, g, value, gap, rho, best_edge)
+            if done:
+                break
+            d = d + lam * direction
+            t += 1
             t0 = time.perf_counter()
-            if step == "classic":
-                lam = 2.0 / (t + 2.0)
-            elif step == "short_step":
-                lam = min(1.0, gap / (eta * float(np.abs(direction).sum()) ** 2))
-            else:
-                lam, evaluated = _line_search(oracle, d, direction, -gap)
-            oracle_time += time.perf_counter() - t0
-        for name, v in zip(HISTORY_COLUMNS, (t, value, gap, rho, best_edge, lam, time.perf_counter() - start,
-                                             oracle_time)):
-            history[name].append(v)
-        if done:
-            break
-        d = d + lam * direction
-        t += 1
-        t0 = time.perf_counter()
-        g, value = evaluated if evaluated is not None else oracle(d)
-        oracle_time = time.perf_counter() - t0
+            g, value = evaluated if evaluated is not None else oracle(d)
+            oracle_time = time.perf_counter() - t0
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, d, g, value, gap, rho, best_edge = kept
+        status = "interrupted"
+        history = {k: v[: t + 1] for k, v in history.items()}
+        history["step"][-1] = 0.0  # now the stopping row: the step after it is not kept
     return AverageMarginResult(d, g, value, gap, rho, best_edge, t + 1, status,
                                {k: np.asarray(v) for k, v in history.items()})

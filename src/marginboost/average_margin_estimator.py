@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .average_margin import STEPS, STOPS, average_margin_boost, stump_eta
 from .binary import BinaryClassifierMixin
 from .estimators import resolve_nu
+from .interrupts import warn_interrupted
 from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from .nzdd import MAX_ETA
 from .nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
@@ -66,7 +67,8 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
     max_iter : int >= 1, default=10000
         Maximum number of rounds (oracle calls at iterates; line-search calls not counted).
     max_time : float > 0 or None, default=None
-        Stop after this many seconds (``status_ == 'max_time'``).
+        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
+        the last iterate with its row (``status_ == 'interrupted'``, :mod:`marginboost.interrupts`).
 
     Attributes
     ----------
@@ -83,7 +85,8 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
     full_margin_ : soft margin of the full output ``w`` (the last round's ``history_['soft_margin']``).
     objective_, gap_ : ``F(d^T)`` and the final FW gap.
     distribution_ : ``d^T``.
-    n_iter_, status_ : rounds (oracle calls at iterates, FW steps + 1); 'converged', 'max_iter' or 'max_time'.
+    n_iter_, status_ : rounds (oracle calls at iterates, FW steps + 1); 'converged', 'max_iter', 'max_time'
+        or 'interrupted'.
     history_ : dict of arrays, one entry per round (see ``average_margin.HISTORY_COLUMNS``).
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps the stored
@@ -162,7 +165,9 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
         self.n_iter_ = result.n_iter
         self.status_ = result.status
         self.history_ = result.history
-        if result.status != "converged":
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        elif result.status != "converged":
             warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
                           f"gap {result.gap:.3g} > eps/2; raise max_iter/max_time or eps",
                           ConvergenceWarning, stacklevel=2)

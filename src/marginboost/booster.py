@@ -32,8 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .fw_rules import FWContext
+from .interrupts import keep_interrupted
 from .objectives import SmoothedSoftMargin, SoftMargin
 from .secondary import Candidate
+from .threads import single_blas_thread
 
 # One row per round: a weak-learner call and the update that follows it. The row describes
 # the weights after that update (in the stopping round: unchanged, no update).
@@ -65,7 +67,7 @@ class BoostResult:
     objective: float
     gap: float
     n_iter: int
-    status: str  # 'converged' | 'max_iter' | 'max_time'
+    status: str  # 'converged' | 'max_iter' | 'max_time' | 'interrupted'
     history: dict = field(default_factory=dict)
     weights_path: WeightsPath = field(default_factory=lambda: WeightsPath())  # w after every round
 
@@ -130,6 +132,7 @@ class MarginMatrix:
         return self.n - 1, True
 
 
+@single_blas_thread
 def boost(
     oracle,
     y: np.ndarray,
@@ -155,6 +158,9 @@ def boost(
     smoothed : the smoothed objective the FW rules step on (defaults to ``objective``).
     max_iter : maximum number of weak-learner calls.
     max_time : stop (status ``'max_time'``) once this many seconds have passed.
+
+    ``KeyboardInterrupt``: the result of the rounds completed, status ``'interrupted'``
+    (or it propagates: :mod:`.interrupts`).
     """
     if fw_rule is None and secondary is None:
         raise ValueError("boost needs a FW rule, a secondary rule, or both")
@@ -174,31 +180,42 @@ def boost(
     best_edge = np.inf
     status = "max_iter"
     tol = objective.stop_tol(eps)
-    for call in range(1, max_iter + 1):
-        t0 = time.perf_counter()
-        h, pred = oracle(d)
-        t1 = time.perf_counter()
-        u = y * np.asarray(pred, dtype=np.float64)
-        edge = float(d @ u)
-        best_edge = min(best_edge, edge)
-        j_new, is_new = columns.add(u)
-        if is_new:
-            hypotheses.append(h)
-        if w is not None and best_edge - value <= tol:  # eps_t of Algorithm 1 line 7
-            status = "converged"
-            update, step = UPDATE_NONE, (1.0, [])
-        else:
-            update, w, q, value, d, step = _update(columns.U, w, q, d, j_new, is_new, call, fw_rule,
-                                                   secondary, objective, smoothed)
-        t2 = time.perf_counter()
-        _record(history, call, w.shape[0], reported.value(q), value, edge, best_edge, best_edge - value,
-                update, t2 - start, t1 - t0, t2 - t1)
-        weights_path.append(w, step)
-        if status == "converged":
-            break
-        if max_time is not None and t2 - start >= max_time:
-            status = "max_time"
-            break
+    kept = None  # (call, w, q, value, best_edge) after the last completed round (see .interrupts)
+    try:
+        for call in range(1, max_iter + 1):
+            t0 = time.perf_counter()
+            h, pred = oracle(d)
+            t1 = time.perf_counter()
+            u = y * np.asarray(pred, dtype=np.float64)
+            edge = float(d @ u)
+            best_edge = min(best_edge, edge)
+            j_new, is_new = columns.add(u)
+            if is_new:
+                hypotheses.append(h)
+            if w is not None and best_edge - value <= tol:  # eps_t of Algorithm 1 line 7
+                status = "converged"
+                update, step = UPDATE_NONE, (1.0, [])
+            else:
+                update, w, q, value, d, step = _update(columns.U, w, q, d, j_new, is_new, call, fw_rule,
+                                                       secondary, objective, smoothed)
+            t2 = time.perf_counter()
+            _record(history, call, w.shape[0], reported.value(q), value, edge, best_edge, best_edge - value,
+                    update, t2 - start, t1 - t0, t2 - t1)
+            kept = (call, w, q, value, best_edge)
+            weights_path.append(w, step)
+            if status == "converged":
+                break
+            if max_time is not None and t2 - start >= max_time:
+                status = "max_time"
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        call, w, q, value, best_edge = kept
+        status = "interrupted"
+        history = {k: v[:call] for k, v in history.items()}
+        if len(weights_path) < call:  # cut between the commit and the log of its weights
+            weights_path.append(w, None)
 
     n_cols = w.shape[0]
     return BoostResult(

@@ -52,6 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .booster import WeightsPath
+from .interrupts import keep_interrupted
+from .threads import single_blas_thread
 
 ADABOOSTV_HISTORY = (
     "round",  # weak-learner calls so far
@@ -80,7 +82,7 @@ class ClassicResult:
     weights: np.ndarray
     margins: np.ndarray
     n_iter: int
-    status: str  # 'converged' | 'max_iter' | 'perfect' | 'no_edge'
+    status: str  # 'converged' | 'max_iter' | 'max_time' | 'perfect' | 'no_edge' | 'interrupted'
     history: dict
     weights_path: WeightsPath
 
@@ -106,8 +108,10 @@ def _result(hypotheses, coefs, F, t, status, history, path):
                          {k: np.asarray(v) for k, v in history.items()}, path)
 
 
-def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int) -> ClassicResult:
-    """Run AdaBoost*_nu with accuracy ``eps`` for at most ``max_iter`` rounds (see module doc)."""
+@single_blas_thread
+def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int, max_time: float | None = None) -> ClassicResult:
+    """Run AdaBoost*_nu with accuracy ``eps`` for at most ``max_iter`` rounds and ``max_time``
+    seconds (see module doc); ``KeyboardInterrupt``: the rounds completed (:mod:`.interrupts`)."""
     m = y.shape[0]
     history = {name: [] for name in ADABOOSTV_HISTORY}
     path = WeightsPath()
@@ -117,45 +121,65 @@ def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int) -> ClassicResult
     best_edge = np.inf
     status = "max_iter"
     start = time.perf_counter()
-    for t in range(1, max_iter + 1):
-        h, pred = oracle(d)
-        u = y * np.asarray(pred, dtype=np.float64)
-        edge = float(d @ u)
-        hypotheses.append(h)
-        if abs(edge) >= 1.0 - 1e-12:  # h_t (or -h_t) is perfect under d^t: output it alone
-            alphas = [0.0] * (t - 1) + [math.copysign(1.0, edge)]
-            F = alphas[-1] * u
-            path.append(np.asarray(alphas), None)
-            _record(history, ADABOOSTV_HISTORY, (t, edge, min(best_edge, edge), math.nan, alphas[-1],
-                                                  float(F.min()), time.perf_counter() - start))
-            return _result(hypotheses, alphas, F, t, "perfect", history, path)
-        best_edge = min(best_edge, edge)
-        rho = best_edge - eps
-        if rho <= -1.0:  # no weak edge: the target margin is out of range
-            hypotheses.pop()
-            status = "no_edge"
-            break
-        alpha = math.atanh(edge) - math.atanh(rho)
-        old_total = sum(alphas)
-        alphas.append(alpha)
-        F += alpha * u
-        total = old_total + alpha
-        path.append(np.asarray(alphas) / total, (old_total / total, [t - 1]))
-        margin = float(F.min() / total)
-        _record(history, ADABOOSTV_HISTORY, (t, edge, best_edge, rho, alpha, margin, time.perf_counter() - start))
-        if margin >= rho:  # the guarantee min margin >= min gamma - eps is certified
-            status = "converged"
-            break
-        # exp(-F) shifted by its maximum exponent: d stays exact for large F.
-        d = np.exp(F.min() - F)
-        d /= d.sum()
+    kept = None  # (t, coefficients, F) after the last completed round (see .interrupts)
+    try:
+        for t in range(1, max_iter + 1):
+            h, pred = oracle(d)
+            u = y * np.asarray(pred, dtype=np.float64)
+            edge = float(d @ u)
+            hypotheses.append(h)
+            if abs(edge) >= 1.0 - 1e-12:  # h_t (or -h_t) is perfect under d^t: output it alone
+                perfect = [0.0] * (t - 1) + [math.copysign(1.0, edge)]
+                F = perfect[-1] * u
+                _record(history, ADABOOSTV_HISTORY, (t, edge, min(best_edge, edge), math.nan, perfect[-1],
+                                                      float(F.min()), time.perf_counter() - start))
+                kept = (t, perfect, F)
+                path.append(np.asarray(perfect), None)
+                return _result(hypotheses, perfect, F, t, "perfect", history, path)
+            best_edge = min(best_edge, edge)
+            rho = best_edge - eps
+            if rho <= -1.0:  # no weak edge: the target margin is out of range
+                hypotheses.pop()
+                status = "no_edge"
+                break
+            alpha = math.atanh(edge) - math.atanh(rho)
+            old_total = sum(alphas)
+            alphas.append(alpha)
+            F = F + alpha * u  # a new array: ``kept`` holds the old one
+            total = old_total + alpha
+            margin = float(F.min() / total)
+            _record(history, ADABOOSTV_HISTORY, (t, edge, best_edge, rho, alpha, margin,
+                                                  time.perf_counter() - start))
+            kept = (t, alphas, F)
+            path.append(np.asarray(alphas) / total, (old_total / total, [t - 1]))
+            if margin >= rho:  # the guarantee min margin >= min gamma - eps is certified
+                status = "converged"
+                break
+            if max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+            # exp(-F) shifted by its maximum exponent: d stays exact for large F.
+            d = np.exp(F.min() - F)
+            d /= d.sum()
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, coefs, F = kept
+        result = _result(hypotheses[:t], coefs[:t], F, t, "interrupted", {k: v[:t] for k, v in history.items()},
+                         path)
+        if len(path) < t:  # cut between the commit and the log of its weights
+            path.append(result.weights, None)
+        return result
     if not alphas:
         raise ValueError("AdaBoostV: the weak learner's first hypothesis has edge <= eps - 1; nothing to combine")
     return _result(hypotheses, alphas, F, len(alphas), status, history, path)
 
 
-def smoothboost(oracle, y: np.ndarray, kappa: float, gamma: float, max_iter: int) -> ClassicResult:
-    """Run SmoothBoost(kappa, gamma) for at most ``max_iter`` rounds (see module doc)."""
+@single_blas_thread
+def smoothboost(oracle, y: np.ndarray, kappa: float, gamma: float, max_iter: int,
+                max_time: float | None = None) -> ClassicResult:
+    """Run SmoothBoost(kappa, gamma) for at most ``max_iter`` rounds and ``max_time`` seconds
+    (see module doc); ``KeyboardInterrupt``: the rounds completed (:mod:`.interrupts`)."""
     m = y.shape[0]
     theta = gamma / (2.0 + gamma)
     history = {name: [] for name in SMOOTHBOOST_HISTORY}
@@ -166,20 +190,35 @@ def smoothboost(oracle, y: np.ndarray, kappa: float, gamma: float, max_iter: int
     M = np.ones(m)
     status = "max_iter"
     start = time.perf_counter()
-    for t in range(1, max_iter + 1):
-        d = M / M.sum()
-        h, pred = oracle(d)
-        u = y * np.asarray(pred, dtype=np.float64)
-        hypotheses.append(h)
-        F += u
-        N += u - theta
-        M = np.where(N < 0.0, 1.0, (1.0 - gamma) ** (np.maximum(N, 0.0) / 2.0))
-        density = float(M.sum() / m)
-        # w_t = (1/t) 1: every earlier weight scales by (t-1)/t, the new one is 1/t.
-        path.append(np.full(t, 1.0 / t), ((t - 1) / t, [t - 1]))
-        _record(history, SMOOTHBOOST_HISTORY, (t, float(d @ u), float(d.max()), density, float(F.min() / t),
-                                                time.perf_counter() - start))
-        if density < kappa:
-            status = "converged"
-            break
+    kept = None  # (t, F) after the last completed round (see .interrupts)
+    try:
+        for t in range(1, max_iter + 1):
+            d = M / M.sum()
+            h, pred = oracle(d)
+            u = y * np.asarray(pred, dtype=np.float64)
+            hypotheses.append(h)
+            F = F + u  # a new array: ``kept`` holds the old one
+            N += u - theta
+            M = np.where(N < 0.0, 1.0, (1.0 - gamma) ** (np.maximum(N, 0.0) / 2.0))
+            density = float(M.sum() / m)
+            _record(history, SMOOTHBOOST_HISTORY, (t, float(d @ u), float(d.max()), density, float(F.min() / t),
+                                                    time.perf_counter() - start))
+            kept = (t, F)
+            # w_t = (1/t) 1: every earlier weight scales by (t-1)/t, the new one is 1/t.
+            path.append(np.full(t, 1.0 / t), ((t - 1) / t, [t - 1]))
+            if density < kappa:
+                status = "converged"
+                break
+            if max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, F = kept
+        status = "interrupted"
+        del hypotheses[t:]
+        history = {k: v[:t] for k, v in history.items()}
+        if len(path) < t:  # cut between the commit and the log of its weights
+            path.append(np.full(t, 1.0 / t), None)
     return _result(hypotheses, np.ones(t), F, t, status, history, path)

@@ -28,10 +28,11 @@ from .classic import adaboostv, adaboostv_rounds, smoothboost, smoothboost_round
 from .binary import BinaryClassifierMixin
 from .ensemble_outputs import iter_outputs, output_matrix
 from .estimators import resolve_nu
+from .interrupts import warn_interrupted
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .objectives import soft_margin
 from .softboost import softboost
-from .weak_learners import resolve_weak_learner
+from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
 class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -43,9 +44,10 @@ class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     """
 
     _parameter_constraints: dict = {
-        "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
     _model_state = {"weights_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("history_", "weights_path_")
@@ -68,9 +70,11 @@ class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
         self.history_ = result.history
         self.weights_path_ = result.weights_path
         self.margin_ = self._margin(y_pm * self._scores(X))
-        if result.status == "max_iter":
-            warnings.warn(f"{type(self).__name__} stopped by max_iter after {result.n_iter} rounds before its "
-                          f"stopping rule held; raise max_iter", ConvergenceWarning, stacklevel=2)
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        elif result.status in ("max_iter", "max_time"):
+            warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds before "
+                          f"its stopping rule held; raise max_iter/max_time", ConvergenceWarning, stacklevel=2)
         return self
 
     def _margin(self, margins: np.ndarray) -> float:
@@ -115,12 +119,16 @@ class TotalBoostClassifier(_ClassicBoostClassifier):
     max_depth : int >= 1, default=2
         Depth of the 'tree' weak learner.
     max_iter : int >= 1, default=1000
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
+        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.interrupts`).
 
     Attributes
     ----------
     classes_, hypotheses_, weights_ (LP weights on the simplex), margin_ (the smallest
-    training margin), n_iter_, status_ ('converged' or 'max_iter'), history_ (dict of arrays,
-    :data:`.softboost.HISTORY_COLUMNS`), weights_path_ (the LP weights after every round).
+    training margin), n_iter_, status_ ('converged', 'max_iter', 'max_time' or 'interrupted'),
+    history_ (dict of arrays, :data:`.softboost.HISTORY_COLUMNS`), weights_path_ (the LP
+    weights after every round).
     """
 
     _parameter_constraints: dict = {
@@ -128,14 +136,15 @@ class TotalBoostClassifier(_ClassicBoostClassifier):
         "eps": [Interval(numbers.Real, 0, 2, closed="right")],
     }
 
-    def __init__(self, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000):
+    def __init__(self, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def _run(self, oracle, y_pm):
-        return softboost(oracle, y_pm, 1.0, float(self.eps), self.max_iter)
+        return softboost(oracle, y_pm, 1.0, float(self.eps), self.max_iter, self.max_time)
 
 
 class SoftBoostClassifier(_ClassicBoostClassifier):
@@ -150,7 +159,7 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
         Capping parameter, a count in [1, m] or a fraction in (0, 1] (``resolve_nu``).
     eps : float in (0, 2], default=0.01
         Accuracy (``delta`` in the paper).
-    weak_learner, max_depth, max_iter : as in :class:`TotalBoostClassifier`.
+    weak_learner, max_depth, max_iter, max_time : as in :class:`TotalBoostClassifier`.
 
     Attributes
     ----------
@@ -163,16 +172,17 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
     }
     _model_state = {**TotalBoostClassifier._model_state, "nu_": Real(low=1.0)}
 
-    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000):
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
         self.nu = nu
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def _run(self, oracle, y_pm):
         self.nu_ = resolve_nu(self.nu, y_pm.shape[0])
-        return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter)
+        return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter, self.max_time)
 
     def _margin(self, margins):
         return soft_margin(margins, self.nu_)
@@ -192,12 +202,14 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
     weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
     max_iter : int >= 1 or None, default=None
         None: the paper's ``floor(2 ln(m) / eps^2) + 1`` rounds.
+    max_time : as in :class:`TotalBoostClassifier`.
 
     Attributes
     ----------
     classes_, hypotheses_, weights_ (``alpha_t / sum alpha``), margin_ (smallest training
-    margin), n_iter_, status_ ('converged', 'max_iter', 'perfect': one hypothesis has edge
-    1 and is the model, 'no_edge'), history_ (:data:`.classic.ADABOOSTV_HISTORY`), weights_path_.
+    margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'perfect': one hypothesis
+    has edge 1 and is the model, 'no_edge', 'interrupted'), history_
+    (:data:`.classic.ADABOOSTV_HISTORY`), weights_path_.
     """
 
     _parameter_constraints: dict = {
@@ -206,15 +218,16 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=None):
+    def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=None, max_time=None):
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def _run(self, oracle, y_pm):
         rounds = adaboostv_rounds(y_pm.shape[0], self.eps) if self.max_iter is None else self.max_iter
-        return adaboostv(oracle, y_pm, float(self.eps), rounds)
+        return adaboostv(oracle, y_pm, float(self.eps), rounds, self.max_time)
 
 
 class SmoothBoostClassifier(_ClassicBoostClassifier):
@@ -233,12 +246,13 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
     weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
     max_iter : int >= 1 or None, default=None
         None: ``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``, the paper's bound.
+    max_time : as in :class:`TotalBoostClassifier`.
 
     Attributes
     ----------
     classes_, hypotheses_, weights_ (all ``1/T``), margin_ (smallest training margin),
-    n_iter_, status_ ('converged': ``|M|/m < kappa``, or 'max_iter'), history_
-    (:data:`.classic.SMOOTHBOOST_HISTORY`), weights_path_.
+    n_iter_, status_ ('converged': ``|M|/m < kappa``, 'max_iter', 'max_time' or 'interrupted'),
+    history_ (:data:`.classic.SMOOTHBOOST_HISTORY`), weights_path_.
     """
 
     _parameter_constraints: dict = {
@@ -248,16 +262,17 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, kappa=0.1, gamma=0.1, weak_learner="tree", max_depth=2, max_iter=None):
+    def __init__(self, kappa=0.1, gamma=0.1, weak_learner="tree", max_depth=2, max_iter=None, max_time=None):
         self.kappa = kappa
         self.gamma = gamma
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def _run(self, oracle, y_pm):
         rounds = smoothboost_rounds(self.kappa, self.gamma) if self.max_iter is None else self.max_iter
-        return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), rounds)
+        return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), rounds, self.max_time)
 
 
 __all__ = ["AdaBoostVClassifier", "SmoothBoostClassifier", "SoftBoostClassifier", "TotalBoostClassifier"]

@@ -26,9 +26,11 @@ from .average_margin_estimator import AverageMarginBoostClassifier
 from .classic_estimators import AdaBoostVClassifier, SmoothBoostClassifier, SoftBoostClassifier, TotalBoostClassifier
 from .estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
 from .fw_rules import FW_RULES
+from .weak_learners import NAMED_WEAK_LEARNERS
 from .fwboost_estimators import FWBoostClassifier
 from .gbm_estimators import GBMClassifier
 from .graphsepboost_estimator import GraphSepBoostClassifier
+from .interrupts import on_interrupt
 from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from .secondary import SECONDARY_RULES
 
@@ -317,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--booster", choices=sorted(BOOSTERS), default="mlpboost")
     fit.add_argument("--nu", type=_nu, help="capping parameter: a count (int) or a fraction (float)")
     fit.add_argument("--eps", type=float, help="target accuracy (> 0)")
-    fit.add_argument("--weak-learner", choices=["tree", "stump"])
+    fit.add_argument("--weak-learner", choices=list(NAMED_WEAK_LEARNERS))
     fit.add_argument("--max-depth", type=int, help="depth of the tree weak learner")
     fit.add_argument("--max-iter", type=int, help="most boosting rounds")
     fit.add_argument("--max-time", type=float, help="seconds")
@@ -392,7 +394,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with on_interrupt("raise"):  # Ctrl-C ends the command, also inside a fit
+            return args.func(args)
     except KeyboardInterrupt:
         print("marginboost: interrupted; results written so far are kept", file=sys.stderr)
         return 130

@@ -36,10 +36,11 @@ from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .booster import HISTORY_COLUMNS
 from .ensemble_outputs import iter_outputs
 from .fw_rules import FW_RULES
+from .interrupts import warn_interrupted
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .objectives import entropy_eta
 from .secondary import SECONDARY_RULES
-from .weak_learners import resolve_weak_learner
+from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
 def resolve_nu(nu, m: int) -> float:
@@ -74,6 +75,9 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``).
 
+    Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the model of the rounds completed,
+    with ``status_ == 'interrupted'`` and a warning (or re-raises: :mod:`marginboost.interrupts`).
+
     Attributes
     ----------
     classes_ : the two labels; ``classes_[1]`` is the positive class.
@@ -83,7 +87,7 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
     objective_ : float, the final objective (smoothed soft margin; LPBoost: the LP value).
     gap_ : float, the final duality gap ``best edge - objective``.
     n_iter_ : int, number of weak-learner calls.
-    status_ : 'converged', 'max_iter' or 'max_time'.
+    status_ : 'converged', 'max_iter', 'max_time' or 'interrupted'.
     nu_ : float, the capping parameter as a count.
     eta_ : float, ``2 ln(m/nu)/eps``, the entropy regularisation strength.
     history_ : dict of equal-length arrays, one entry per round (see ``HISTORY_COLUMNS``).
@@ -97,7 +101,7 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
     _parameter_constraints: dict = {
         "nu": [Interval(numbers.Real, 0, None, closed="neither")],
         "eps": [Interval(numbers.Real, 0, None, closed="neither")],
-        "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
@@ -127,7 +131,8 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
         entropy is taken relative to the weights. Examples of weight 0 are left out.
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        # float32 stays float32: the histogram learners bin it without a float64 copy of X.
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=False)
         y_index, _ = self._binary_targets(y)
         weights = None
         if sample_weight is not None:
@@ -156,7 +161,9 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
         self.status_ = result.status
         self.history_ = result.history
         self.weights_path_ = result.weights_path
-        if result.status != "converged":
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        elif result.status != "converged":
             warnings.warn(
                 f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
                 f"gap {result.gap:.3g} > tolerance; raise max_iter/max_time or eps",
@@ -222,8 +229,10 @@ class MLPBoostClassifier(SoftMarginBoostClassifier):
     ----------
     fw : 'short_step' (default), 'classic', 'line_search', 'pairwise', or a callable rule
         The Frank-Wolfe rule F (000 Algorithms 3 and 4).
-    secondary : 'lp' (default), 'entropy', 'none', or a callable ``fn(U, w) -> w``
-        The secondary rule B (000 Algorithm 2 for 'lp', eq. 14 for 'entropy').
+    secondary : 'lp' (default), 'entropy', 'newton', 'none', or a callable ``fn(U, w) -> w``
+        The secondary rule B (000 Algorithm 2 for 'lp', eq. 14 for 'entropy'). 'newton' is our
+        fast inexact rule (one warm-started Newton step on eq. 14 per round, not in the paper;
+        :class:`~marginboost.secondary.NewtonStepRule`): usually the fastest to ``eps``.
     Other parameters as in :class:`SoftMarginBoostClassifier`.
     """
 

@@ -52,9 +52,11 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from .booster import MarginMatrix, WeightsPath
+from .interrupts import keep_interrupted
 from .line_search import exact_line_search
 from .losses import ExponentialLoss, check_targets
 from .weak_learners import DecisionStump, EdgeTree
+from .threads import single_blas_thread
 
 __all__ = [
     "DIRECTIONS",
@@ -98,6 +100,7 @@ class FWResult:
     gap: float
     n_iter: int
     status: str  # 'converged' (gap <= tol; a certificate only if the oracle is exact) | 'max_iter'
+    #              | 'max_time' | 'interrupted'
     history: dict = field(default_factory=dict)
     alpha_path: WeightsPath = field(default_factory=WeightsPath)
     distributions: np.ndarray | None = None  # AdaBoost.FW's D_t, one row per iterate, on request
@@ -190,13 +193,17 @@ def _check_step(loss, step: str, smooth: float) -> None:
                          f"(smoothness inf): only step='classic' applies, got step={step!r}")
 
 
+@single_blas_thread
 def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_search",
-            away_steps=False, n_estimators=100, tol=0.0) -> FWResult:
+            away_steps=False, n_estimators=100, tol=0.0, max_time=None) -> FWResult:
     """Run FWBoost (001 Algorithm 2; Algorithm 5 with ``away_steps``); see the module doc.
 
     ``lmo`` is :func:`classifier_oracle` (FWBoost_C) or :func:`regression_oracle` (FWBoost_R).
     At most ``n_estimators`` updates; the oracle is called once more at the last iterate, so
-    that ``gap`` and every row of ``history`` certify the iterate they describe.
+    that ``gap`` and every row of ``history`` certify the iterate they describe. With
+    ``max_time`` it stops (status ``'max_time'``) at the first certified iterate after that
+    many seconds; ``KeyboardInterrupt`` returns the last certified iterate after at least one
+    update (status ``'interrupted'``, :mod:`.interrupts`).
     """
     y = np.asarray(y, dtype=np.float64)
     if not beta > 0:
@@ -215,72 +222,90 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
     Z = np.zeros(m)  # F - offset = beta * A alpha
     history = {name: [] for name in FW_HISTORY_COLUMNS}
     path = WeightsPath()
-    status, gamma, direction = "max_iter", 0.0, _INIT
+    status, gamma, direction, logged = "max_iter", 0.0, _INIT, None  # logged: the last update's path step
     start = time.perf_counter()
-    for t in range(n_estimators + 1):
-        F = offset + Z
-        g = -loss.gradient(F, y, s)
-        if np.any(g):
-            h, a, scale = lmo(g)
-            gap = float(g @ (beta * a - Z))
-        else:  # a stationary point: F is optimal, and no oracle can be asked with weights 0
-            gap = 0.0
-        for name, val in zip(FW_HISTORY_COLUMNS, (t, loss.value(F, y, s), gap, gamma, direction,
-                                                  int(np.count_nonzero(alpha)), beta * alpha.sum(),
-                                                  time.perf_counter() - start)):
-            history[name].append(val)
-        if gap <= tol:
-            status = "converged"
-            break
-        if t == n_estimators:
-            break
-        d, gamma_max, away = beta * a - Z, 1.0, None
-        if away_steps:
-            active = np.flatnonzero(alpha > 0.0)
-            scores = beta * (g @ columns.U[:, active])
-            k = int(np.argmin(scores)) if active.size else -1
-            # The zero atom scores <g, 0> = 0; it is the away atom when every other scores more.
-            if alpha0 > 0.0 and (k < 0 or scores[k] > 0.0):
-                away, away_weight, away_score = -1, alpha0, 0.0
-            elif k >= 0:
-                away, away_weight, away_score = int(active[k]), float(alpha[active[k]]), float(scores[k])
-            if away is not None and float(g @ Z) - away_score > gap and away_weight < 1.0:
-                d = Z - (beta * columns.U[:, away] if away >= 0 else 0.0)
-                gamma_max = away_weight / (1.0 - away_weight)
+    kept = None  # (t, Z, alpha) of the last iterate t >= 1 with its row (see .interrupts)
+    try:
+        for t in range(n_estimators + 1):
+            F = offset + Z
+            g = -loss.gradient(F, y, s)
+            if np.any(g):
+                h, a, scale = lmo(g)
+                gap = float(g @ (beta * a - Z))
+            else:  # a stationary point: F is optimal, and no oracle can be asked with weights 0
+                gap = 0.0
+            for name, val in zip(FW_HISTORY_COLUMNS, (t, loss.value(F, y, s), gap, gamma, direction,
+                                                      int(np.count_nonzero(alpha)), beta * alpha.sum(),
+                                                      time.perf_counter() - start)):
+                history[name].append(val)
+            if t:  # iterate t is complete once its row (its FW gap) is: commit it, then log its update
+                kept = (t, Z, alpha)
+                path.append(alpha, logged)
+            if gap <= tol:
+                status = "converged"
+                break
+            if t == n_estimators:
+                break
+            if t and max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+            d, gamma_max, away = beta * a - Z, 1.0, None
+            if away_steps:
+                active = np.flatnonzero(alpha > 0.0)
+                scores = beta * (g @ columns.U[:, active])
+                k = int(np.argmin(scores)) if active.size else -1
+                # The zero atom scores <g, 0> = 0; it is the away atom when every other scores more.
+                if alpha0 > 0.0 and (k < 0 or scores[k] > 0.0):
+                    away, away_weight, away_score = -1, alpha0, 0.0
+                elif k >= 0:
+                    away, away_weight, away_score = int(active[k]), float(alpha[active[k]]), float(scores[k])
+                if away is not None and float(g @ Z) - away_score > gap and away_weight < 1.0:
+                    d = Z - (beta * columns.U[:, away] if away >= 0 else 0.0)
+                    gamma_max = away_weight / (1.0 - away_weight)
+                else:
+                    away = None
+            if away is None:  # a FW step: the oracle's atom joins the active set
+                j, is_new = columns.add(a)
+                if is_new:
+                    hypotheses.append(h)
+                    scales.append(scale)
+                    alpha = np.append(alpha, 0.0)
+            if step == "classic":
+                gamma = min(2.0 / (t + 2.0), gamma_max)
+            elif step == "short_step":
+                dd = float(d @ d)
+                gamma = gamma_max if dd == 0.0 else min(gamma_max, float(g @ d) / (smooth * dd))
             else:
-                away = None
-        if away is None:  # a FW step: the oracle's atom joins the active set
-            j, is_new = columns.add(a)
-            if is_new:
-                hypotheses.append(h)
-                scales.append(scale)
-                alpha = np.append(alpha, 0.0)
-        if step == "classic":
-            gamma = min(2.0 / (t + 2.0), gamma_max)
-        elif step == "short_step":
-            dd = float(d @ d)
-            gamma = gamma_max if dd == 0.0 else min(gamma_max, float(g @ d) / (smooth * dd))
-        else:
-            gamma = exact_line_search(descent, F, d, gamma_max)
-        if away is None:
-            direction = _FW
-            alpha *= 1.0 - gamma
-            alpha0 *= 1.0 - gamma
-            alpha[j] += gamma
-            touched = [j]
-        else:
-            drop = gamma >= gamma_max
-            direction = _DROP if drop else _AWAY
-            alpha *= 1.0 + gamma
-            if away >= 0:
-                alpha0 *= 1.0 + gamma
-                alpha[away] = 0.0 if drop else alpha[away] - gamma
-                touched = [away]
+                gamma = exact_line_search(descent, F, d, gamma_max)
+            # alpha and Z become new arrays: ``kept`` holds the old ones
+            if away is None:
+                direction = _FW
+                alpha = alpha * (1.0 - gamma)
+                alpha0 *= 1.0 - gamma
+                alpha[j] += gamma
+                touched = [j]
             else:
-                alpha0 = 0.0 if drop else (1.0 + gamma) * alpha0 - gamma
-                touched = []
-        Z = Z + gamma * d
-        path.append(alpha, (1.0 - gamma if away is None else 1.0 + gamma, touched))
+                drop = gamma >= gamma_max
+                direction = _DROP if drop else _AWAY
+                alpha = alpha * (1.0 + gamma)
+                if away >= 0:
+                    alpha0 *= 1.0 + gamma
+                    alpha[away] = 0.0 if drop else alpha[away] - gamma
+                    touched = [away]
+                else:
+                    alpha0 = 0.0 if drop else (1.0 + gamma) * alpha0 - gamma
+                    touched = []
+            Z = Z + gamma * d
+            logged = (1.0 - gamma if away is None else 1.0 + gamma, touched)
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, Z, alpha = kept
+        status = "interrupted"
+        del hypotheses[alpha.shape[0]:], scales[alpha.shape[0]:]
+        history = {k: v[: t + 1] for k, v in history.items()}
+        if len(path) < t:  # cut between the commit and the log of its update
+            path.append(alpha, None)
     history = {k: np.asarray(v) for k, v in history.items()}
     return FWResult(hypotheses, np.asarray(scales, dtype=np.float64), alpha, float(beta), float(offset),
                     offset + Z, float(history["loss"][-1]), float(history["gap"][-1]),
@@ -295,6 +320,7 @@ class _SoftmaxDescent:
         return -np.exp(q - logsumexp(q))
 
 
+@single_blas_thread
 def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.0,
                 keep_distributions=False) -> FWResult:
     """AdaBoost.FW (001 Algorithm 6): FWBoost_C with ``L(F) = (1/m) sum_i exp(-y_i F_i)`` as

@@ -25,13 +25,17 @@ weak_learner : 'stump', 'tree', a learner object or a scikit-learn estimator tak
 max_depth : int >= 1, depth of the 'tree' weak learner.
 n_estimators : int >= 1, the most FW updates (the oracle is called once more to certify the last).
 tol : float >= 0, stop once the FW gap along the oracle's vertex is <= tol.
+max_time : float > 0 or None, stop (status 'max_time') at the first iterate after this many seconds.
+    Ctrl-C during fit keeps the last iterate whose FW gap was computed, after at least one update
+    (status 'interrupted', :mod:`marginboost.interrupts`).
 
 Fitted attributes
 -----------------
 hypotheses_, coef_ (``F(x) = offset_ + sum_j coef_[j] hypotheses_[j](x)``), offset_,
 train_loss_, gap_ (FW gap of the returned model; a bound on ``train_loss_ - L*`` when the
 oracle is exact, e.g. stumps with variant 'C'), n_iter_ (updates), status_ ('converged': the oracle's
-vertex improves by at most tol, a certificate only for an exact oracle; or 'max_iter'), history_ (dict of arrays, one row per iterate, columns
+vertex improves by at most tol, a certificate only for an exact oracle; 'max_iter', 'max_time' or
+'interrupted'), history_ (dict of arrays, one row per iterate, columns
 :data:`.fwboost.FW_HISTORY_COLUMNS`: loss, gap, step, direction, n_active, l1_norm, time).
 
 Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.model_io`) keep every
@@ -49,6 +53,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
+from .interrupts import warn_interrupted
 from .losses import LOSSES, check_targets, resolve_loss
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .weak_learners import resolve_weak_learner
@@ -68,6 +73,7 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
     _model_state = {"coef_": Vector(), "offset_": Real(), "train_loss_": Real(finite=False),
                     "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
@@ -93,7 +99,8 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
             lmo = regression_oracle(resolve_regression_learner(self.weak_learner, self.max_depth), X, p)
         offset = best_constant(loss, y, s) if offset_rule == "constant" else 0.0
         result = fwboost(lmo, loss, y, self.beta, sample_weight=s, offset=offset, step=self.step,
-                         away_steps=self.away_steps, n_estimators=self.n_estimators, tol=self.tol)
+                         away_steps=self.away_steps, n_estimators=self.n_estimators, tol=self.tol,
+                         max_time=self.max_time)
         self.hypotheses_ = result.hypotheses
         self.coef_ = result.coef
         self.offset_ = result.offset
@@ -103,6 +110,8 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
         self.status_ = result.status
         self.history_ = result.history
         self._path = (result.alpha_path, result.beta * result.scales)
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
         return self
 
     def _decision(self, X) -> np.ndarray:
@@ -138,7 +147,7 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
     }
 
     def __init__(self, loss="squared", beta=10.0, variant="C", step="line_search", away_steps=False,
-                 weak_learner="tree", max_depth=3, n_estimators=100, tol=0.0, init="constant"):
+                 weak_learner="tree", max_depth=3, n_estimators=100, tol=0.0, init="constant", max_time=None):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -149,6 +158,7 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
         self.n_estimators = n_estimators
         self.tol = tol
         self.init = init
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``, ``y`` real (NaN rejected); ``sample_weight`` scales each example's loss."""
@@ -173,7 +183,7 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
     """
 
     def __init__(self, loss="exponential", beta=5.0, variant="C", step="line_search", away_steps=False,
-                 weak_learner="tree", max_depth=2, n_estimators=100, tol=0.0):
+                 weak_learner="tree", max_depth=2, n_estimators=100, tol=0.0, max_time=None):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -183,6 +193,7 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
         self.max_depth = max_depth
         self.n_estimators = n_estimators
         self.tol = tol
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""

@@ -47,8 +47,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .fwboost import best_constant
+from .interrupts import keep_interrupted
 from .losses import AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss, check_targets
 from .weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
+from .threads import single_blas_thread
 
 __all__ = ["GBM_HISTORY_COLUMNS", "GBMResult", "LEAF_UPDATES", "gbm", "initial_constant", "leaf_ids"]
 
@@ -72,6 +74,7 @@ class GBMResult:
     learning_rate: float
     F: np.ndarray  # F on the training sample
     loss: float
+    status: str = "max_iter"  # 'max_iter' (n_estimators rounds) | 'max_time' | 'interrupted'
     history: dict = field(default_factory=dict)
 
 
@@ -137,11 +140,15 @@ def _check_newton(loss, learner) -> None:
                          f"(squared, huber, exponential, logistic), got loss={loss!r}")
 
 
+@single_blas_thread
 def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimators=100,
-        subsample=1.0, leaf_update="mean", rng=None) -> GBMResult:
+        subsample=1.0, leaf_update="mean", rng=None, max_time=None) -> GBMResult:
     """Run GBM (module docstring) with a :class:`~.weak_learners.regression.RegressionLearner`.
 
     ``rng`` (a ``numpy.random.Generator``) draws the in-bag samples when ``subsample < 1``.
+    Status ``'max_iter'`` after ``n_estimators`` rounds, ``'max_time'`` once ``max_time``
+    seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
+    :mod:`.interrupts`).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -166,24 +173,37 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimat
     F = np.full(m, init)
     rows = [(0, loss.value(F, y, s), time.perf_counter() - start)]
     hypotheses = []
-    for t in range(1, n_estimators + 1):
-        r = -loss.gradient(F, y, s) / p
-        s_fit = s
-        if n_inbag < m:
-            # Fit on the in-bag rows alone (not on all rows with weight 0): a cut then sits
-            # at the midpoint of two in-bag neighbours, as for a tree grown on the subsample.
-            inbag = np.sort(rng.choice(m, size=n_inbag, replace=False))
-            s_fit = np.zeros(m)
-            s_fit[inbag] = s[inbag]
-            h, _ = learner.prepare(X[inbag])(r[inbag], s[inbag])
-            out = h.predict(X)
-        else:
-            h, out = oracle(r, s)
-        if leaf_update == "newton":
-            h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
-        F = F + learning_rate * np.asarray(out, dtype=np.float64)
-        hypotheses.append(h)
-        rows.append((t, loss.value(F, y, s), time.perf_counter() - start))
+    status = "max_iter"
+    kept = None  # (t, F) after the last completed round (see .interrupts)
+    try:
+        for t in range(1, n_estimators + 1):
+            r = -loss.gradient(F, y, s) / p
+            s_fit = s
+            if n_inbag < m:
+                # Fit on the in-bag rows alone (not on all rows with weight 0): a cut then sits
+                # at the midpoint of two in-bag neighbours, as for a tree grown on the subsample.
+                inbag = np.sort(rng.choice(m, size=n_inbag, replace=False))
+                s_fit = np.zeros(m)
+                s_fit[inbag] = s[inbag]
+                h, _ = learner.prepare(X[inbag])(r[inbag], s[inbag])
+                out = h.predict(X)
+            else:
+                h, out = oracle(r, s)
+            if leaf_update == "newton":
+                h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
+            F = F + learning_rate * np.asarray(out, dtype=np.float64)
+            hypotheses.append(h)
+            rows.append((t, loss.value(F, y, s), time.perf_counter() - start))
+            kept = (t, F)
+            if max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, F = kept
+        status = "interrupted"
+        del hypotheses[t:], rows[t + 1:]
     history = {name: np.asarray(col) for name, col in zip(GBM_HISTORY_COLUMNS, zip(*rows))}
     history["round"] = history["round"].astype(np.int64)
-    return GBMResult(hypotheses, init, float(learning_rate), F, float(rows[-1][1]), history)
+    return GBMResult(hypotheses, init, float(learning_rate), F, float(rows[-1][1]), status, history)

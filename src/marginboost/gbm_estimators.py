@@ -18,16 +18,19 @@ weak_learner : 'tree' (LeastSquaresTree(max_depth)), 'stump' (LeastSquaresStump)
 max_depth : int >= 1, depth of the 'tree' weak learner.
 leaf_update : 'mean' (least-squares leaves) or 'newton' (one Newton step per leaf).
 random_state : seed of the subsampling (``numpy.random.default_rng``).
+max_time : float > 0 or None, stop (status 'max_time') after this many seconds. Ctrl-C during
+    fit keeps the trees completed (status 'interrupted', :mod:`marginboost.interrupts`).
 
 Fitted attributes
 -----------------
-init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, history_ (dict of
-arrays, one row per iterate t = 0, ..., n_estimators, columns :data:`.gbm.GBM_HISTORY_COLUMNS`:
-round, loss on the training sample, time).
+init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('max_iter':
+all n_estimators trees, 'max_time' or 'interrupted'), history_ (dict of arrays, one row per
+iterate t = 0, ..., n_iter_, columns :data:`.gbm.GBM_HISTORY_COLUMNS`: round, loss on the
+training sample, time).
 
 Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.model_io`) keep every tree,
-``init_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` is
-None). They need a named ``loss`` and ``weak_learner`` and an integer or None ``random_state``.
+``init_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` and
+``status_`` are None). They need a named ``loss`` and ``weak_learner`` and an integer or None ``random_state``.
 
 Agreement with scikit-learn (tests/test_gbm.py): with ``subsample=1``, ``weak_learner='tree'``
 and float32-exact features, GBMRegressor (squared loss) equals ``GradientBoostingRegressor``
@@ -53,6 +56,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .gbm import LEAF_UPDATES, gbm
+from .interrupts import warn_interrupted
 from .losses import LOSSES, resolve_loss
 from .model_codecs import Count, ModelFileMixin, Real
 from .weak_learners.regression import resolve_regression_learner
@@ -70,9 +74,11 @@ class _GBMBase(ModelFileMixin, BaseEstimator):
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "leaf_update": [StrOptions(set(LEAF_UPDATES))],
         "random_state": ["random_state"],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
     _model_state = {"init_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
-    _model_unsaved = ("history_",)
+    # status_ came with max_time: unsaved, so that files written before it still load
+    _model_unsaved = ("history_", "status_")
 
     def _boost(self, X, y, sample_weight):
         """Drop examples of weight 0, run GBM, set the fitted attributes."""
@@ -89,12 +95,15 @@ class _GBMBase(ModelFileMixin, BaseEstimator):
         result = gbm(resolve_regression_learner(self.weak_learner, self.max_depth), X,
                      resolve_loss(self.loss), y, sample_weight=s, learning_rate=self.learning_rate,
                      n_estimators=self.n_estimators, subsample=self.subsample,
-                     leaf_update=self.leaf_update, rng=np.random.default_rng(seed))
+                     leaf_update=self.leaf_update, rng=np.random.default_rng(seed), max_time=self.max_time)
         self.init_ = result.init
         self.hypotheses_ = result.hypotheses
         self.train_loss_ = result.loss
         self.n_iter_ = len(result.hypotheses)
+        self.status_ = result.status
         self.history_ = result.history
+        if result.status == "interrupted":
+            warn_interrupted(self, self.n_iter_)
         return self
 
     def _decision(self, X) -> np.ndarray:
@@ -116,7 +125,7 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     """
 
     def __init__(self, loss="squared", learning_rate=0.1, n_estimators=100, subsample=1.0,
-                 weak_learner="tree", max_depth=3, leaf_update="mean", random_state=None):
+                 weak_learner="tree", max_depth=3, leaf_update="mean", random_state=None, max_time=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -125,6 +134,7 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         self.max_depth = max_depth
         self.leaf_update = leaf_update
         self.random_state = random_state
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss."""
@@ -150,7 +160,7 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
     """
 
     def __init__(self, loss="logistic", learning_rate=0.1, n_estimators=100, subsample=1.0,
-                 weak_learner="tree", max_depth=3, leaf_update="newton", random_state=None):
+                 weak_learner="tree", max_depth=3, leaf_update="newton", random_state=None, max_time=None):
         self.loss = loss
         self.learning_rate = learning_rate
         self.n_estimators = n_estimators
@@ -159,6 +169,7 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
         self.max_depth = max_depth
         self.leaf_update = leaf_update
         self.random_state = random_state
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""

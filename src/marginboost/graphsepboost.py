@@ -42,6 +42,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .interrupts import keep_interrupted
+from .threads import single_blas_thread
+
 __all__ = ["GRAPHSEP_HISTORY_COLUMNS", "GraphSepResult", "aggregate_scores", "binarise", "graphsepboost"]
 
 # One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter.
@@ -61,6 +64,7 @@ class GraphSepResult:
     codes: np.ndarray  # (m, T) int8: b_t(x_i)
     n_iter: int
     status: str  # 'separated' (no edge left) | 'no_progress' (a round separated nothing) | 'max_iter'
+    #              | 'max_time' | 'interrupted'
     history: dict = field(default_factory=dict)
 
 
@@ -69,8 +73,12 @@ def binarise(out) -> np.ndarray:
     return np.where(np.asarray(out) >= 0.0, 1, -1).astype(np.int8)
 
 
-def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000) -> GraphSepResult:
-    """Run GraphSepBoost (module docstring); ``oracle(d) -> (h, h(X))`` is a prepared weak learner."""
+@single_blas_thread
+def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=None) -> GraphSepResult:
+    """Run GraphSepBoost (module docstring); ``oracle(d) -> (h, h(X))`` is a prepared weak learner.
+
+    Stops after ``max_iter`` rounds or ``max_time`` seconds at most; ``KeyboardInterrupt``
+    returns the rounds completed (status ``'interrupted'``, :mod:`.interrupts`)."""
     y = np.asarray(y, dtype=np.float64)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     n_pairs = pos.shape[0] * neg.shape[0]
@@ -87,25 +95,36 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000) -> GraphSep
     rows = [(0, n_pairs, 0.0, 0.0)]
     hypotheses, codes = [], []
     status = "max_iter"
-    for t in range(1, max_iter + 1):
-        edges = rows[-1][1]
-        degree = np.zeros(m)
-        degree[pos] = graph.sum(axis=1)
-        degree[neg] = graph.sum(axis=0)
-        d = degree / (2.0 * edges)
-        h, out = oracle(d)
-        b = binarise(out)
-        np.logical_and(graph, np.equal.outer(b[pos], b[neg]), out=graph)
-        left = int(np.count_nonzero(graph))
-        hypotheses.append(h)
-        codes.append(b)
-        rows.append((t, left, float(d @ (y * b)), time.perf_counter() - start))
-        if left == 0:
-            status = "separated"
-            break
-        if left == edges:
-            status = "no_progress"
-            break
+    kept = None  # t after the last completed round (see .interrupts)
+    try:
+        for t in range(1, max_iter + 1):
+            edges = rows[-1][1]
+            degree = np.zeros(m)
+            degree[pos] = graph.sum(axis=1)
+            degree[neg] = graph.sum(axis=0)
+            d = degree / (2.0 * edges)
+            h, out = oracle(d)
+            b = binarise(out)
+            np.logical_and(graph, np.equal.outer(b[pos], b[neg]), out=graph)
+            left = int(np.count_nonzero(graph))
+            hypotheses.append(h)
+            codes.append(b)
+            rows.append((t, left, float(d @ (y * b)), time.perf_counter() - start))
+            kept = t
+            if left == 0:
+                status = "separated"
+                break
+            if left == edges:
+                status = "no_progress"
+                break
+            if max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        status = "interrupted"  # the graph is left cut by the interrupted round: it is not returned
+        del hypotheses[kept:], codes[kept:], rows[kept + 1:]
     history = {name: np.asarray(col) for name, col in zip(GRAPHSEP_HISTORY_COLUMNS, zip(*rows))}
     for name in ("round", "edges"):
         history[name] = history[name].astype(np.int64)

@@ -15,8 +15,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .binary import BinaryClassifierMixin
 from .ensemble_outputs import iter_outputs
 from .graphsepboost import aggregate_scores, binarise, graphsepboost
+from .interrupts import warn_interrupted
 from .model_codecs import Codes, Count, ModelFileMixin, Text
-from .weak_learners import resolve_weak_learner
+from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 __all__ = ["GraphSepBoostClassifier"]
 
@@ -35,14 +36,17 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     max_pairs : int >= 1, default=10_000_000
         The most pairs of opposite labels (``n_pos * n_neg``) the O(m^2)-byte graph may hold;
         ``fit`` raises ``ValueError`` above it.
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
+        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.interrupts`).
 
     Attributes
     ----------
     classes_, hypotheses_, n_iter_, status_ ('separated': every training pair of opposite
     labels is separated, so the training error is 0; 'no_progress': a round separated no
-    pair; 'max_iter'), history_ (dict of arrays, :data:`.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`:
-    round, edges left, edge of the round's hypothesis, time), pos_codes_ / neg_codes_ (the
-    distinct training codes of each class, int8).
+    pair; 'max_iter'; 'max_time'; 'interrupted'), history_ (dict of arrays,
+    :data:`.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`: round, edges left, edge of the round's
+    hypothesis, time), pos_codes_ / neg_codes_ (the distinct training codes of each class, int8).
 
     ``sample_weight`` is not supported (the algorithm weighs examples by degree only).
 
@@ -51,22 +55,24 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     """
 
     _parameter_constraints: dict = {
-        "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "aggregation": [StrOptions({"hamming", "positive_match"})],
         "max_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
     _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("history_",)
 
     def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="hamming",
-                 max_pairs=10_000_000):
+                 max_pairs=10_000_000, max_time=None):
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.aggregation = aggregation
         self.max_pairs = max_pairs
+        self.max_time = max_time
 
     def fit(self, X, y):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
@@ -74,14 +80,17 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        result = graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs)
+        result = graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs,
+                               max_time=self.max_time)
         self.hypotheses_ = result.hypotheses
         self.n_iter_ = result.n_iter
         self.status_ = result.status
         self.history_ = result.history
         self.pos_codes_ = np.unique(result.codes[y_pm > 0], axis=0)
         self.neg_codes_ = np.unique(result.codes[y_pm < 0], axis=0)
-        if result.status != "separated":
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        elif result.status != "separated":
             warnings.warn(f"GraphSepBoost stopped ({result.status}) after {result.n_iter} rounds with "
                           f"{result.history['edges'][-1]} pairs of opposite labels unseparated",
                           ConvergenceWarning, stacklevel=2)

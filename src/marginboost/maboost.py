@@ -53,6 +53,8 @@ import numpy as np
 
 from . import bregman
 from .bregman import REGULARIZERS, mirror_map
+from .interrupts import keep_interrupted
+from .threads import single_blas_thread
 
 UPDATES = ("active", "lazy")
 VARIANTS = ("normal", "maxmargin", "smooth", "combined", "sparse")
@@ -168,18 +170,20 @@ class MABoostResult:
     distribution: np.ndarray  # w_{T+1}, the distribution after the last update
     margins: np.ndarray  # y_i f(x_i) / sum_t eta_t on the training sample
     n_iter: int
-    status: str  # 'max_iter' | 'no_edge' | 'zero_weights'
+    status: str  # 'max_iter' | 'no_edge' | 'zero_weights' | 'max_time' | 'interrupted'
     history: dict = field(default_factory=dict)
     distributions: np.ndarray | None = None  # (T, m): w_t of every round, if kept
 
 
+@single_blas_thread
 def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: int,
-                        keep_distributions: bool = False) -> MABoostResult:
+                        keep_distributions: bool = False, max_time: float | None = None) -> MABoostResult:
     """Run Algorithm 1 of 002 with ``parts`` for at most ``max_iter`` weak-learner calls.
 
-    Stops early when the weak learner returns an edge ``<= 0`` ('no_edge': nothing to add)
-    or when SparseBoost's weights all vanish ('zero_weights'). An edge of 1 does not stop it:
-    with l2 the examples of weight 0 may still be misclassified.
+    Stops early when the weak learner returns an edge ``<= 0`` ('no_edge': nothing to add),
+    when SparseBoost's weights all vanish ('zero_weights') or after ``max_time`` seconds
+    ('max_time'). An edge of 1 does not stop it: with l2 the examples of weight 0 may still be
+    misclassified. ``KeyboardInterrupt``: the rounds completed ('interrupted', :mod:`.interrupts`).
     """
     start = time.perf_counter()
     y = np.asarray(y, dtype=np.float64)
@@ -194,38 +198,51 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
     rows = {c: [] for c in HISTORY_COLUMNS}
     hypotheses, coefs, kept = [], [], []
     status = "max_iter"
-    for t in range(1, max_iter + 1):
-        mass = float(x.sum())
-        w = x / mass if parts.normalize else x
-        h, hx = oracle(w)
-        u = y * np.asarray(hx, dtype=np.float64)
-        edge = float(w @ u)
-        if not edge > 0.0:
-            status = "no_edge"
-            break
-        eta = float(parts.step(t, edge, mass))
-        alpha = float(parts.penalty(eta, edge, mass))
-        base = mirror(x) if parts.update == "active" else theta
-        theta = base - eta * u
-        x = parts.project(theta, alpha)
-        hypotheses.append(h)
-        coefs.append(eta)
-        margins += eta * u
-        total += eta
-        if keep_distributions:
-            kept.append(w)
-        positive = w[w > 0]
-        wrong = np.where(y > 0, margins <= 0, margins < 0)  # sign(0) predicts the negative class
-        for key, value in (("round", t), ("edge", edge), ("step", eta), ("penalty", alpha),
-                           ("mass", mass), ("train_error", wrong.mean()),
-                           ("min_margin", margins.min() / total),
-                           ("entropy", -float(positive @ np.log(positive))), ("max_weight", w.max()),
-                           ("n_zero", w.shape[0] - positive.shape[0]),
-                           ("time", time.perf_counter() - start)):
-            rows[key].append(value)
-        if not x.sum() > 0.0:
-            status = "zero_weights"
-            break
+    done = None  # (t, x, margins, total) after the last completed round (see .interrupts)
+    try:
+        for t in range(1, max_iter + 1):
+            mass = float(x.sum())
+            w = x / mass if parts.normalize else x
+            h, hx = oracle(w)
+            u = y * np.asarray(hx, dtype=np.float64)
+            edge = float(w @ u)
+            if not edge > 0.0:
+                status = "no_edge"
+                break
+            eta = float(parts.step(t, edge, mass))
+            alpha = float(parts.penalty(eta, edge, mass))
+            base = mirror(x) if parts.update == "active" else theta
+            theta = base - eta * u
+            x = parts.project(theta, alpha)
+            hypotheses.append(h)
+            coefs.append(eta)
+            margins = margins + eta * u  # a new array: ``done`` holds the old one
+            total += eta
+            if keep_distributions:
+                kept.append(w)
+            positive = w[w > 0]
+            wrong = np.where(y > 0, margins <= 0, margins < 0)  # sign(0) predicts the negative class
+            for key, value in (("round", t), ("edge", edge), ("step", eta), ("penalty", alpha),
+                               ("mass", mass), ("train_error", wrong.mean()),
+                               ("min_margin", margins.min() / total),
+                               ("entropy", -float(positive @ np.log(positive))), ("max_weight", w.max()),
+                               ("n_zero", w.shape[0] - positive.shape[0]),
+                               ("time", time.perf_counter() - start)):
+                rows[key].append(value)
+            done = (t, x, margins, total)
+            if not x.sum() > 0.0:
+                status = "zero_weights"
+                break
+            if max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(done):
+            raise
+        t, x, margins, total = done
+        status = "interrupted"
+        del hypotheses[t:], coefs[t:], kept[t:]
+        rows = {k: v[:t] for k, v in rows.items()}
     history = {k: np.asarray(v, dtype=np.int64 if k in ("round", "n_zero") else np.float64)
                for k, v in rows.items()}
     mass = x.sum()

@@ -23,9 +23,10 @@ from sklearn.utils.validation import _check_sample_weight, check_array, column_o
 
 from .bregman import REGULARIZERS
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from .interrupts import warn_interrupted
 from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
 from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
-from .weak_learners import resolve_weak_learner
+from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
 def check_secondary_mask(mask, m: int) -> np.ndarray:
@@ -57,9 +58,10 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
 
     _parameter_constraints: dict = {
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
-        "weak_learner": [StrOptions({"tree", "stump"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
     }
     _model_state = {"coef_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("distribution_", "history_")
@@ -88,7 +90,7 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
         m = X.shape[0]
         parts = self._parts(m, mask, weights)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        result = mirror_ascent_boost(oracle, y_pm, parts, self.max_iter)
+        result = mirror_ascent_boost(oracle, y_pm, parts, self.max_iter, max_time=self.max_time)
         self.hypotheses_ = result.hypotheses
         self.coef_ = result.coefs
         self.distribution_ = result.distribution
@@ -96,6 +98,8 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
         self.n_iter_ = result.n_iter
         self.status_ = result.status
         self.history_ = result.history
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
         return self
 
     def _stack_secondary(self, X, y, mask, X_secondary, y_secondary):
@@ -153,12 +157,16 @@ class MABoostClassifier(_MirrorBoostClassifier):
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100
         Number of boosting rounds.
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
+        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.interrupts`).
 
     Attributes
     ----------
     classes_, hypotheses_, coef_ (``eta_t``), distribution_ (the last ``w``), margin_ (the
     smallest normalised training margin), n_iter_, status_ ('max_iter', 'no_edge',
-    'zero_weights'), history_ (dict of arrays, :data:`marginboost.maboost.HISTORY_COLUMNS`).
+    'zero_weights', 'max_time', 'interrupted'), history_ (dict of arrays,
+    :data:`marginboost.maboost.HISTORY_COLUMNS`).
     """
 
     _parameter_constraints: dict = {
@@ -171,7 +179,7 @@ class MABoostClassifier(_MirrorBoostClassifier):
     }
 
     def __init__(self, regularizer="entropy", update="active", variant="normal", smoothness=0.1,
-                 sparsity=0.5, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100):
+                 sparsity=0.5, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None):
         self.regularizer = regularizer
         self.update = update
         self.variant = variant
@@ -181,6 +189,7 @@ class MABoostClassifier(_MirrorBoostClassifier):
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
@@ -214,7 +223,7 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
     step : 'paper' (default) or 'adaboost'
         ``eta_t = gamma_t ||x_t||_1 / m`` (002 Theorem 5: O(1/(eps^2 gamma^2)) rounds) or the
         original MadaBoost's ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``.
-    learning_rate, weak_learner, max_depth, max_iter : as in :class:`MABoostClassifier`.
+    learning_rate, weak_learner, max_depth, max_iter, max_time : as in :class:`MABoostClassifier`.
     """
 
     _parameter_constraints: dict = {
@@ -222,12 +231,14 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
         "step": [StrOptions(set(MADABOOST_STEPS))],
     }
 
-    def __init__(self, step="paper", learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100):
+    def __init__(self, step="paper", learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100,
+                 max_time=None):
         self.step = step
         self.learning_rate = learning_rate
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
@@ -253,14 +264,15 @@ class AdaBoostClassifier(_MirrorBoostClassifier):
 
     Parameters
     ----------
-    learning_rate, weak_learner, max_depth, max_iter : as in :class:`MABoostClassifier`.
+    learning_rate, weak_learner, max_depth, max_iter, max_time : as in :class:`MABoostClassifier`.
     """
 
-    def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100):
+    def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None):
         self.learning_rate = learning_rate
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
+        self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
         """Boost on ``(X, y)``; ``y`` must hold exactly two classes.

@@ -39,8 +39,10 @@ import numpy as np
 
 from .booster import WeightsPath
 from .edge_projection import project_onto_edge_constraints
+from .interrupts import keep_interrupted
 from .objectives import soft_margin
 from .restricted_lp import RestrictedMasterLP
+from .threads import single_blas_thread
 
 HISTORY_COLUMNS = (
     "round",  # weak-learner calls so far
@@ -70,13 +72,18 @@ class TotalCorrectiveResult:
     weights: np.ndarray
     soft_margin: float
     n_iter: int
-    status: str  # 'converged' | 'max_iter'
+    status: str  # 'converged' | 'max_iter' | 'max_time' | 'interrupted'
     history: dict
     weights_path: WeightsPath
 
 
-def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int) -> TotalCorrectiveResult:
+@single_blas_thread
+def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int,
+              max_time: float | None = None) -> TotalCorrectiveResult:
     """Run SoftBoost with capping ``nu`` (``nu = 1``: TotalBoost) and accuracy ``delta``.
+
+    At most ``max_iter`` rounds and, if given, ``max_time`` seconds (status ``'max_time'``);
+    ``KeyboardInterrupt`` returns the rounds completed (status ``'interrupted'``, :mod:`.interrupts`).
 
     ``oracle(d) -> (hypothesis, predictions on X)`` as in :mod:`.weak_learners.base`.
     A hypothesis whose margin column repeats an earlier one adds no constraint that is not
@@ -94,32 +101,48 @@ def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int) -> 
     best_edge = np.inf
     status = "max_iter"
     start = time.perf_counter()
-    for t in range(1, max_iter + 1):
-        h, pred = oracle(d)
-        u = y * np.asarray(pred, dtype=np.float64)
-        edge = float(d @ u)
-        best_edge = min(best_edge, edge)
-        target = best_edge - delta
-        key = u.tobytes()
-        if key not in columns:
-            columns[key] = U.shape[1]
-            U = np.column_stack([U, u])
-            hypotheses.append(h)
-            lp.add_hypothesis(u)
-            beta = np.append(beta, 0.0)
-        w, _, rho = lp.solve()
-        path.append(w, None)
-        entropy = kkt = math.nan
-        if rho >= target - _STOP_TOL:  # projection infeasible or on a face d_i = 0
-            status = "converged"
-        else:
-            proj = project_onto_edge_constraints(U, target, nu, beta0=beta)
-            d, beta, entropy, kkt = proj.d, proj.beta, proj.entropy, proj.kkt
-        row = (t, edge, best_edge, target, rho, soft_margin(U @ w, nu), entropy, kkt, time.perf_counter() - start)
-        for name, value in zip(HISTORY_COLUMNS, row):
-            history[name].append(value)
-        if status == "converged":
-            break
+    kept = None  # (t, w) after the last completed round (see .interrupts)
+    try:
+        for t in range(1, max_iter + 1):
+            h, pred = oracle(d)
+            u = y * np.asarray(pred, dtype=np.float64)
+            edge = float(d @ u)
+            best_edge = min(best_edge, edge)
+            target = best_edge - delta
+            key = u.tobytes()
+            if key not in columns:
+                columns[key] = U.shape[1]
+                U = np.column_stack([U, u])
+                hypotheses.append(h)
+                lp.add_hypothesis(u)
+                beta = np.append(beta, 0.0)
+            w, _, rho = lp.solve()
+            entropy = kkt = math.nan
+            if rho >= target - _STOP_TOL:  # projection infeasible or on a face d_i = 0
+                status = "converged"
+            else:
+                proj = project_onto_edge_constraints(U, target, nu, beta0=beta)
+                d, beta, entropy, kkt = proj.d, proj.beta, proj.entropy, proj.kkt
+            row = (t, edge, best_edge, target, rho, soft_margin(U @ w, nu), entropy, kkt,
+                   time.perf_counter() - start)
+            for name, value in zip(HISTORY_COLUMNS, row):
+                history[name].append(value)
+            kept = (t, w)
+            path.append(w, None)
+            if status == "converged":
+                break
+            if max_time is not None and time.perf_counter() - start >= max_time:
+                status = "max_time"
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, w = kept
+        status = "interrupted"
+        del hypotheses[w.shape[0]:]
+        history = {k: v[:t] for k, v in history.items()}
+        if len(path) < t:  # cut between the commit and the log of its weights
+            path.append(w, None)
     return TotalCorrectiveResult(
         hypotheses=hypotheses,
         weights=w,

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..datasets import Dataset
+from ..interrupts import on_interrupt
 from . import metadata as meta
 from .figures import make_figures
 from .peers import NAIVE_LPBOOST, PEER_LABELS, SKLEARN_PEERS, available_peers, peer_available
@@ -55,6 +56,7 @@ QUICK = {"datasets": ("heart", "breast_cancer"), "nus": (0.1, 0.3), "folds": 3, 
          "budget": 90.0}
 
 
+@on_interrupt("raise")  # Ctrl-C ends the run (finished runs are written), not one fit of it
 def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=None, folds=None, seed=0,
                   out_dir="bench-results", quick=False, progress=print, *, peers=None, cv_boosters=None,
                   subsample=None, curve_nu=None, max_iter=MAX_ITER, figures=True, budget=None) -> dict:

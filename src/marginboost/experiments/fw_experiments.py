@@ -55,6 +55,7 @@ from sklearn.tree import DecisionTreeClassifier
 from ..blasso import blasso, staged_blasso
 from ..fwboost import regression_oracle
 from ..fwboost_estimators import FWBoostClassifier, FWBoostRegressor
+from ..interrupts import on_interrupt
 from ..losses import SquaredLoss
 from ..weak_learners.regression import LeastSquaresTree
 from . import metadata
@@ -252,6 +253,7 @@ def _warm_up():
     FWBoostClassifier(weak_learner="stump", n_estimators=3).fit(X, y > y.mean())
 
 
+@on_interrupt("raise")  # Ctrl-C ends the run: an interrupted fit must not enter the tables
 def run_fw_experiments(out_dir=None, *, quick=False, seed=0, splits=None, rounds=None, progress=None) -> dict:
     """Run 001's experiments (module doc); write the results to ``out_dir`` if given."""
     from ..datasets import load_dataset

@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from ..datasets import load_dataset
+from ..interrupts import on_interrupt
 from ..maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from .metadata import collect
 from .tables import atomic_write, csv_text, jsonable
@@ -359,6 +360,7 @@ def make_figures(results: dict, out_dir: Path) -> list[Path]:
 
 
 # ------------------------------------------------------------------------------ entry point
+@on_interrupt("raise")  # Ctrl-C ends the run: an interrupted fit must not enter the tables
 def run_ma_experiments(out_dir, quick: bool = False, seed: int = 0, progress: Callable = print) -> dict:
     """Run parts 1-4 (``quick``: small sets, few rounds, one split) and write the outputs."""
     p = dict(QUICK if quick else FULL)

@@ -41,6 +41,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..average_margin_estimator import AverageMarginBoostClassifier
 from ..datasets import Dataset, load_dataset, make_twonorm
 from ..estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier
+from ..interrupts import on_interrupt
 from ..nzdd_stumps import build_stump_nzdd
 from . import metadata
 from .tables import atomic_write, csv_text, jsonable
@@ -199,6 +200,7 @@ def _warm_up(cfg: dict) -> None:
         _fit(key, data.X, data.y, {**cfg, "max_time": 5.0}, nzdd)
 
 
+@on_interrupt("raise")  # Ctrl-C ends the run: an interrupted fit must not enter the tables
 def run_nzdd_experiments(out_dir=None, *, quick=False, datasets=None, max_time=None, seed=0, progress=None) -> dict:
     """Run Table 2 (``QUICK``: two small sets, seconds) and write it to ``out_dir`` if given."""
     cfg = dict(QUICK if quick else FULL)
