@@ -29,6 +29,7 @@ ASSEMBLIES = {
     "mlpboost_ls": (algorithms.mlpboost("line_search", "lp"), EPS),
     "pfw_only": (algorithms.mlpboost("pairwise", None), FW_TAIL_EPS),
     "fw_entropy": (algorithms.mlpboost("line_search", "entropy"), EPS),
+    "mlpboost_newton": (algorithms.mlpboost("short_step", "newton"), EPS),
 }
 
 
@@ -196,3 +197,32 @@ def test_weights_path_replays_every_round_exactly(name, datasets):
         for w_rule, w_log in zip(snapshots, replayed[1:]):
             np.testing.assert_array_equal(w_rule, w_log)
         assert max(len(vals) for *_, vals in res.weights_path._steps) <= 1
+
+
+def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_rule(datasets):
+    """The fast rule's candidate is at least its warm start (previous weights, zero on the new
+    column), every round; with many steps it reaches the exact ERLPBoost rule's optimum."""
+    from marginboost.objectives import SmoothedSoftMargin, entropy_eta
+    from marginboost.secondary import EntropyRule, NewtonStepRule
+
+    _, X, y = datasets[1]
+    m = X.shape[0]
+    nu = 0.2 * m
+    objective = SmoothedSoftMargin(nu, entropy_eta(m, nu, EPS))
+    U = np.column_stack([y * DecisionStump().prepare(X, y)(d)[1]
+                         for d in np.random.default_rng(0).dirichlet(np.ones(m), size=12)])
+    fast, exact = NewtonStepRule(), EntropyRule(tol=1e-10)
+    fast.start(m, nu, objective, EPS)
+    exact.start(m, nu, objective, EPS)
+    gains = []
+    for t in range(1, U.shape[1] + 1):
+        warm = np.eye(t)[0] if fast._w_prev is None else np.append(fast._w_prev, 0.0)
+        cand = fast(U[:, :t], None)
+        assert cand.w.shape == (t,) and np.all(cand.w >= 0) and abs(cand.w.sum() - 1) < 1e-12
+        np.testing.assert_allclose(cand.q, U[:, :t] @ cand.w, atol=1e-12)
+        gains.append(objective.value(cand.q) - objective.value(U[:, :t] @ warm))
+        assert gains[-1] >= -1e-12
+    assert max(gains) > 1e-6  # it moves, not only keeps the warm start
+    many = NewtonStepRule(n_steps=500)
+    many.start(m, nu, objective, EPS)
+    assert abs(objective.value(many(U, None).q) - objective.value(exact(U, None).q)) <= 1e-9

@@ -390,3 +390,16 @@ def test_public_contract_types():
     h, _ = oracle(np.array([0.5, 0.5]))
     assert isinstance(h, Hypothesis)
     assert issubclass(SklearnWeakLearner, WeakLearner)
+
+
+def test_data_larger_than_memory_is_refused_with_the_dask_path(monkeypatch):
+    from marginboost.weak_learners import memory
+
+    X = np.random.default_rng(0).normal(size=(100, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)  # bytes: far below 100 x 3 x 24
+    for learner in (DecisionStump(), EdgeTree(max_depth=2)):
+        with pytest.raises(MemoryError, match=r"presorting X of shape \(100, 3\).*dask_histogram"):
+            learner.prepare(X, y)
+    monkeypatch.setattr(memory, "available_memory", lambda: None)  # unknown: no check
+    DecisionStump().prepare(X, y)

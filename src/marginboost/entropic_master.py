@@ -46,9 +46,13 @@ class EntropicMasterResult:
         self.gap, self.n_iter, self.converged = gap, n_iter, converged
 
 
-def _newton_direction(U, w, d, g, support, objective, cap):
-    """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``."""
-    free = (d < cap * (1.0 - 1e-12)) & (d > 1e-14 * d.max())
+def _newton_direction(U, w, d, g, support, objective, cap, cutoff):
+    """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``.
+
+    Examples with ``d_i <= cutoff * max(d)`` are left out of the Hessian: their curvature
+    ``eta d_i`` is negligible, and forming ``U_F^T diag(d_F) U_F`` costs ``|F| t^2``.
+    """
+    free = (d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max())
     k = support.size
     H = np.zeros((k, k))
     if free.any():
@@ -64,7 +68,10 @@ def _newton_direction(U, w, d, g, support, objective, cap):
     kkt[:k, k] = 1.0
     kkt[k, :k] = 1.0
     rhs = np.append(g[support], 0.0)
-    sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    try:
+        sol = np.linalg.solve(kkt, rhs)
+    except np.linalg.LinAlgError:  # singular despite the ridge (duplicate columns): least squares
+        sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
     v = np.zeros(w.shape[0])
     v[support] = sol[:k]
     return v
@@ -76,8 +83,15 @@ def solve_entropic_master(
     w0: np.ndarray,
     tol: float = 1e-9,
     max_iter: int = 500,
+    hessian_cutoff: float = 1e-14,
+    line_search_rtol: float = 1e-12,
 ) -> EntropicMasterResult:
-    """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``."""
+    """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``.
+
+    ``hessian_cutoff`` and ``line_search_rtol`` trade the quality of each step for its cost
+    (see :func:`_newton_direction` and :func:`~.line_search.exact_line_search`); the stopping
+    test, on the exact duality gap, does not depend on them.
+    """
     w = np.asarray(w0, dtype=np.float64).copy()
     cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
     gap = np.inf
@@ -95,7 +109,7 @@ def solve_entropic_master(
         support = np.union1d(np.flatnonzero(w > 0.0), [j_best])
         v = None
         if support.size > 1 and not newton_stalled:
-            v = _newton_direction(U, w, d, g, support, objective, cap)
+            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff)
             # Not an ascent direction numerically, or it would push a zero weight negative:
             # take a Frank-Wolfe step instead, which always adds j_best.
             if not g @ v > 0.0 or np.any(v[w <= 0.0] < 0.0):
@@ -109,7 +123,7 @@ def solve_entropic_master(
         blocking = negative[np.argmin(ratios)] if negative.size else -1
         lam_max = float(ratios.min()) if negative.size else np.inf
         # A Newton step has natural length 1; allow the line search to go a little past it.
-        lam = exact_line_search(objective, q, U @ v, min(lam_max, 2.0))
+        lam = exact_line_search(objective, q, U @ v, min(lam_max, 2.0), line_search_rtol)
         newton_stalled = used_newton and lam == 0.0
         w = w + lam * v
         if lam >= lam_max:  # the blocking coordinate leaves the support exactly

@@ -19,8 +19,14 @@ import numpy as np
 from scipy.optimize import brentq
 
 
-def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: float = 1.0) -> float:
-    """Return the maximiser of ``objective.value(q + lam * delta)`` over ``[0, lam_max]``."""
+def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: float = 1.0,
+                      rtol: float = 1e-12) -> float:
+    """Return the maximiser of ``objective.value(q + lam * delta)`` over ``[0, lam_max]``.
+
+    ``rtol`` is the relative accuracy of the root (Brent); a loose one (1e-3) needs a few
+    projections instead of ~10-15 and still ascends, since any point between 0 and the root
+    improves a concave function.
+    """
     if lam_max <= 0.0 or not np.any(delta):
         return 0.0
 
@@ -31,4 +37,4 @@ def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: floa
         return 0.0
     if slope(lam_max) >= 0.0:
         return float(lam_max)
-    return float(brentq(slope, 0.0, lam_max, xtol=1e-14, rtol=1e-12, maxiter=200))
+    return float(brentq(slope, 0.0, lam_max, xtol=1e-14, rtol=rtol, maxiter=200))

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from .base import EdgeOracle, Hypothesis, WeakLearner
+from .memory import check_fits_in_memory
 
 __all__ = ["DecisionStump", "Stump"]
 
@@ -79,6 +80,11 @@ def _best_stump(vals, order, w):
 def presort(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(X, vals, order)``: X as C-contiguous float64, and per feature (rows of the
     (p, m) arrays) the values sorted ascending and the stable argsort that sorts them."""
+    m, p = np.shape(X)
+    # values and order (16 bytes per entry), the argsort's (m, p) int64 temporary, and a
+    # float64 copy of X unless X is one already
+    copy = 0 if getattr(X, "dtype", None) == np.float64 else 8
+    check_fits_in_memory(m * p * (24 + copy), f"presorting X of shape {(m, p)} for the exact weak learners")
     X = np.ascontiguousarray(X, dtype=np.float64)
     order_mp = np.argsort(X, axis=0, kind="stable")
     vals = np.ascontiguousarray(np.take_along_axis(X, order_mp, axis=0).T)
