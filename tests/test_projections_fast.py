@@ -1,17 +1,26 @@
-"""The faster capped-simplex projections give bit-for-bit the results of the code they
-replaced (commit 45a7c9e): the stable argsort in the KL projection and the 2m-point
-quicksort in the Euclidean sweep, copied below verbatim as the reference."""
+"""The faster capped-simplex projections against the code they replaced.
+
+KL: the selection-based projection (``projections._kl_capped``, expected O(m)) against the
+sorting one it replaced (``reference.sorted_kl_projection``, itself bit for bit the
+stable-argsort version of commit 45a7c9e copied below) and against a 40-digit decimal
+evaluation (``reference.exact_kl_projection``). Euclidean: bit for bit the 2m-point quicksort
+sweep of commit 45a7c9e, copied below.
+"""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from marginboost.projections import (
-    _split_tie_by_index,
     _suffix_logaddexp,
-    _ties_by_index,
     box_capped_simplex_euclidean_projection,
     capped_simplex_euclidean_projection,
     capped_simplex_kl_projection,
 )
+from reference import _split_tie_by_index, _ties_by_index, exact_kl_projection, sorted_kl_projection
+
+EPS = np.finfo(np.float64).eps
 
 
 def old_kl(q, nu, eta, weights=None):
@@ -78,7 +87,7 @@ def tied_margins(rng, m):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_kl_projection_is_bitwise_the_stable_sort_version(weighted):
+def test_sorting_reference_is_bitwise_the_stable_sort_version(weighted):
     rng = np.random.default_rng(7)
     for _ in range(600):
         m = int(rng.integers(1, 400))
@@ -89,7 +98,119 @@ def test_kl_projection_is_bitwise_the_stable_sort_version(weighted):
         if weighted:
             raw = rng.choice([0.5, 1.0, 3.0], size=m) if rng.random() < 0.5 else rng.uniform(0.05, 5.0, m)
             weights = raw * (m / raw.sum())
-        np.testing.assert_array_equal(capped_simplex_kl_projection(q, nu, eta, weights), old_kl(q, nu, eta, weights))
+        np.testing.assert_array_equal(sorted_kl_projection(q, nu, eta, weights), old_kl(q, nu, eta, weights))
+
+
+ETAS = [1e-3, 0.1, 1.0, 10.0, 460.0, 1e4, 1e6]
+
+
+@st.composite
+def kl_problems(draw, shape=None):
+    """``(q, nu, eta, weights)``: margins continuous, heavily tied (+-0 among them) or spread
+    over up to 1e3; nu at 1, at m or between; with or without example weights."""
+    m = draw(st.integers(1, 40))
+    shape = shape or draw(st.sampled_from(["continuous", "ties", "spread"]))
+    if shape == "continuous":
+        q = draw(arrays(np.float64, m, elements=st.floats(-3.0, 3.0)))
+    elif shape == "ties":
+        q = draw(arrays(np.float64, m, elements=st.sampled_from([-1.5, -0.0, 0.0, 0.25, 0.3, 2.0])))
+    else:
+        q = draw(arrays(np.float64, m, elements=st.floats(-1e3, 1e3)))
+    nu = draw(st.one_of(st.just(1.0), st.just(float(m)), st.floats(1.0, float(m))))
+    eta = draw(st.sampled_from(ETAS))
+    weights = None
+    if draw(st.booleans()):
+        values = st.sampled_from([0.5, 1.0, 3.0]) if draw(st.booleans()) else st.floats(0.05, 5.0)
+        raw = draw(arrays(np.float64, m, elements=values))
+        weights = raw * (m / raw.sum())
+    return q, nu, eta, weights
+
+
+def caps_of(nu, weights, m):
+    return (np.ones(m) if weights is None else weights) / nu
+
+
+def assert_close_to_exact(d, exact, caps):
+    """Per entry within 1e-12 relative, up to the conditioning of the free share ``F``: the free
+    entries scale with ``F = (nu - sum_capped s_i)/nu``, which rounding (in the sum of up to m
+    terms, in which entries within 1e-12 of their cap count as capped) moves by up to ~m ulps
+    of 1, more than 1e-12 of a tiny F (P(m, nu) then nearly a point)."""
+    free_share = max(exact[exact < caps].sum(), 1e-300)
+    tol = 1e-12 * exact + d.shape[0] * EPS * exact / free_share + 1e-320
+    assert np.all(np.abs(d - exact) <= tol), np.max(np.abs(d - exact) / tol)
+
+
+@settings(max_examples=500, deadline=None)
+@given(kl_problems())
+def test_kl_projection_matches_the_exact_decimal_evaluation(problem):
+    q, nu, eta, weights = problem
+    m = q.shape[0]
+    caps = caps_of(nu, weights, m)
+    d = capped_simplex_kl_projection(q, nu, eta, weights)
+    exact = exact_kl_projection(q, nu, eta, weights)
+    assert np.all(np.isfinite(d)) and np.all(d >= 0.0) and np.all(d <= caps)
+    # 1e-15 or so, but free entries within 1e-12 of their cap are clipped to it (as before)
+    assert abs(d.sum() - 1.0) <= 1e-12
+    assert_close_to_exact(d, exact, caps)
+    # the same capped set, but for entries within rounding of their cap
+    near_cap = np.abs(exact - caps) <= 1e-12 * caps
+    np.testing.assert_array_equal((d == caps)[~near_cap], (exact == caps)[~near_cap])
+
+
+@settings(max_examples=500, deadline=None)
+@given(kl_problems())
+def test_kl_projection_agrees_with_the_sorting_implementation(problem):
+    """Agreement to 1e-12 up to the sorting code's own rounding: its free share
+    ``1 - sum(caps)`` cancels (~m ulps of 1, relative to F), and its sequential log-sum-exp
+    rounds at the magnitude of the exponents, up to ``eta * ptp(q)`` (1e-10 relative observed
+    at eta = 1e6, where the selection stays within 1e-12 of the exact value)."""
+    q, nu, eta, weights = problem
+    m = q.shape[0]
+    caps = caps_of(nu, weights, m)
+    d = capped_simplex_kl_projection(q, nu, eta, weights)
+    old = sorted_kl_projection(q, nu, eta, weights)
+    free_share = max(old[old < caps].sum(), 1e-300)
+    rtol = 1e-12 + m * EPS * (1.0 / free_share + eta * np.ptp(q))
+    assert np.all(np.abs(d - old) <= rtol * old + 1e-320)
+    near_cap = np.abs(old - caps) <= rtol * caps
+    np.testing.assert_array_equal((d == caps)[~near_cap], (old == caps)[~near_cap])
+
+
+@settings(max_examples=200, deadline=None)
+@given(kl_problems(shape="ties"))
+def test_tied_margins_share_one_value(problem):
+    """Ties are never split between capped and free (the sorting code split a tie straddling
+    its boundary by index, which only rounding could produce): equal margins, equal
+    ``d_i / s_i`` (bit for bit without weights, to 1e-12 with)."""
+    q, nu, eta, weights = problem
+    d = capped_simplex_kl_projection(q, nu, eta, weights)
+    per_copy = d if weights is None else d / weights
+    for value in np.unique(q):
+        tied = per_copy[q == value]
+        if weights is None:
+            assert np.all(tied == tied[0])
+        else:
+            # ln s_i added to an exponent a_i rounds at ulp(a_i): ~1e-13 at a_i = -700
+            np.testing.assert_allclose(tied, tied[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("eta", [10.0, 460.0, 1e6, 1e9])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_kl_projection_on_thousands_of_examples(eta, weighted):
+    """Many selection levels (the hypothesis cases have few), boosting-like ties, spreads of
+    q up to 2e3 (exponents up to 2e12): within 1e-12 of the exact value."""
+    rng = np.random.default_rng(int(eta) % 1000 + weighted)
+    m = 3000
+    for q in (tied_margins(rng, m), rng.normal(size=m), rng.uniform(-1e3, 1e3, m)):
+        weights = None
+        if weighted:
+            raw = rng.uniform(0.05, 5.0, m)
+            weights = raw * (m / raw.sum())
+        for nu in (1.0, 0.01 * m, 0.1 * m + 0.5, 0.5 * m, m - 0.5, float(m)):
+            caps = caps_of(nu, weights, m)
+            d = capped_simplex_kl_projection(q, nu, eta, weights)
+            assert abs(d.sum() - 1.0) <= 1e-12
+            assert_close_to_exact(d, exact_kl_projection(q, nu, eta, weights), caps)
 
 
 def test_euclidean_projections_are_bitwise_the_2m_sort_version():

@@ -74,6 +74,7 @@ class EntropyRule:
 
     name = "entropy"
     warn_inexact = True
+    warm_from_fw = False  # warm start from the rule's own last optimum (zero on the new column)
 
     def __init__(self, tol: float | None = None, max_iter: int = 500, hessian_cutoff: float = 1e-14,
                  line_search_rtol: float = 1e-12):
@@ -90,7 +91,7 @@ class EntropyRule:
 
     def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
         t = U.shape[1]
-        if self._w_prev is None:
+        if self._w_prev is None or (self.warm_from_fw and w_fw is not None):
             w0 = np.eye(t)[0] if w_fw is None else w_fw
         else:  # the previous optimum, zero on the new column: Newton then adds it if it helps
             w0 = np.zeros(t)
@@ -113,7 +114,8 @@ class EntropyRule:
 class NewtonStepRule(EntropyRule):
     """The fast inexact secondary rule: ``n_steps`` warm-started Newton steps on eq. 14 of 000.
 
-    Each round starts from the previous round's weights (zero on the new column) and takes
+    Each round starts from this round's Frank-Wolfe candidate (or, without a FW rule, from its
+    own last result, zero on the new column) and takes
     ``n_steps`` steps of :func:`~.entropic_master.solve_entropic_master`: the Newton step of the
     quadratic model of ``rho~(U w)`` on the face of the support plus the best column, with
     examples of weight ``<= hessian_cutoff * max(d)`` left out of the Hessian and a line search
@@ -125,6 +127,9 @@ class NewtonStepRule(EntropyRule):
 
     name = "newton"
     warn_inexact = False  # inexact by design
+    # A single step must start from the best point known: the FW candidate of this round,
+    # built on the weights the scheme kept. The rule's own last result may have lost to FW.
+    warm_from_fw = True
 
     def __init__(self, n_steps: int = 1, hessian_cutoff: float = 1e-2, line_search_rtol: float = 0.1):
         super().__init__(tol=None, max_iter=n_steps, hessian_cutoff=hessian_cutoff,
