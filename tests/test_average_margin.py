@@ -75,7 +75,9 @@ def test_history_rows_and_loop_against_the_generic_dp():
     assert fast.gap <= 0.025 and fast.status == "converged"
 
 
-@parametrize_with_checks([AverageMarginBoostClassifier(max_iter=300)])
+# 1000 rounds: the three-blob one-vs-rest problems of check_classifiers_train need about that many
+# classic FW steps (eps=0.01) for its accuracy of 0.83; two blobs take two.
+@parametrize_with_checks([AverageMarginBoostClassifier(max_iter=1000)])
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -140,8 +142,8 @@ def test_bad_parameters_name_the_parameter_and_range(params, match):
 
 def test_bad_data():
     est = AverageMarginBoostClassifier()
-    with pytest.raises(ValueError, match="Only binary classification.*3 classes"):
-        est.fit(X_OK, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="at least two classes.*1 class"):
+        est.fit(X_OK, np.zeros(30))
     for bad, match in ((np.nan, "NaN"), (np.inf, "infinity")):
         X = X_OK.copy()
         X[3, 1] = bad

@@ -120,13 +120,37 @@ def test_argparse_mistakes_are_one_line_too(capsys):
     assert err.count("\n") == 1 and "expected NAME=VALUE" in err
 
 
-def test_three_classes_and_bad_model_file(tmp_path, capsys):
-    three = tmp_path / "three.csv"
-    three.write_text("1,0\n2,1\n3,2\n")
-    code, _, err = run(capsys, "fit", "--data", str(three))
-    assert code == 2 and "expected exactly two classes" in err
-    code, _, err = run(capsys, "predict", "--data", "heart", "--model", str(three))
+def test_one_class_and_bad_model_file(tmp_path, capsys):
+    one = tmp_path / "one.csv"
+    one.write_text("1,0\n2,0\n3,0\n")
+    code, _, err = run(capsys, "fit", "--data", str(one))
+    assert code == 2 and "expected at least two classes in the label column, found 1" in err
+    code, _, err = run(capsys, "predict", "--data", "heart", "--model", str(one))
     assert code == 2 and "not a marginboost model file" in err
+
+
+@pytest.mark.parametrize("booster", ["mlpboost", "gbm"])
+def test_three_class_csv_fits_and_predicts_one_vs_rest(tmp_path, capsys, booster):
+    from marginboost.model_io import load_model
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2))
+    labels = np.array(["left", "middle", "right"])[np.digitize(X[:, 0], [-0.5, 0.5])]
+    data = tmp_path / "three.csv"
+    data.write_text("a,b,side\n" + "\n".join(f"{r[0]},{r[1]},{t}" for r, t in zip(X, labels)))
+    model = tmp_path / "three.json"
+    options = ["--param", "n_estimators=20"] if booster == "gbm" else ["--max-iter", "50"]
+    code, out, err = run(capsys, "fit", "--data", str(data), "--booster", booster, "--weak-learner", "stump",
+                         *options, "--model", str(model))
+    assert code == 0, err
+    assert "3 classes one-vs-rest: rounds [" in out and "training accuracy" in out
+    preds = tmp_path / "pred.txt"
+    code, _, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--output", str(preds),
+                       "--score")
+    assert code == 0, err
+    expected = load_model(model).predict(X)
+    assert preds.read_text().split() == expected.tolist()
+    assert float(err.split()[-1]) == pytest.approx(np.mean(expected == labels), abs=5e-5) and np.mean(expected == labels) > 0.9
 
 
 def test_bench_runs_and_rejects_unknown_names(tmp_path, capsys):

@@ -96,3 +96,29 @@ def test_libsvm_loader(tmp_path):
     data = load_libsvm(path)
     np.testing.assert_allclose(data.X, X, rtol=1e-12)
     np.testing.assert_array_equal(data.y, np.where(y == 1, 1.0, -1.0))
+
+
+def test_user_files_with_more_classes_on_request(tmp_path):
+    path = tmp_path / "three.csv"
+    path.write_text("x,label\n1,10\n2,2\n3,1\n4,2\n")
+    with pytest.raises(ValueError, match="expected exactly two classes.*found 3"):
+        load_csv(path)
+    data = load_csv(path, multiclass=True)
+    assert data.classes == ("1", "2", "10")  # numeric labels in numeric order
+    np.testing.assert_array_equal(data.y, [2, 1, 0, 1])
+    np.testing.assert_array_equal(data.labels, ["10", "2", "1", "2"])
+    two_path = tmp_path / "two.csv"
+    two_path.write_text("x,label\n1,no\n2,yes\n")
+    two = load_csv(two_path, multiclass=True)
+    np.testing.assert_array_equal(two.y, [-1, 1])  # two classes: the binary encoding, multiclass or not
+    np.testing.assert_array_equal(two.labels, ["no", "yes"])
+    one = tmp_path / "one.csv"
+    one.write_text("1,5\n2,5\n")
+    with pytest.raises(ValueError, match="expected at least two classes.*found 1"):
+        load_csv(one, multiclass=True)
+    rng = np.random.default_rng(0)
+    svm = tmp_path / "four.svm"
+    dump_svmlight_file(rng.normal(size=(8, 3)), np.arange(8) % 4, str(svm))
+    data = load_libsvm(svm, multiclass=True)
+    assert data.classes == ("0.0", "1.0", "2.0", "3.0")  # load_svmlight_file reads labels as floats
+    np.testing.assert_array_equal(data.labels, [f"{k % 4}.0" for k in range(8)])

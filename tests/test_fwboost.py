@@ -237,8 +237,17 @@ _STUMP_TIES = {"check_sample_weight_equivalence_on_dense_data":
                "exact ties between stumps broken by rounding (DecisionStump has no tie tolerance)"}
 
 
+# On the check's 15 separable rows of 3 classes every one-vs-rest model of variant R ends at the
+# radius beta, so two classes tie exactly at some points and the argmax between them is decided by
+# the rounding of sums that differ between a weight-2 row and two copies of it.
+_CLASS_TIES = {"check_sample_weight_equivalence_on_dense_data":
+               "exact ties between the classes' decision values (both at beta) broken by rounding"}
+
+
 def _expected_failures(est):
-    return _STUMP_TIES if est.variant == "C" and est.weak_learner == "stump" else {}
+    if est.variant == "C" and est.weak_learner == "stump":
+        return _STUMP_TIES
+    return _CLASS_TIES if isinstance(est, FWBoostClassifier) and est.variant == "R" else {}
 
 
 @parametrize_with_checks(
@@ -297,7 +306,7 @@ def test_classifier_labels_and_staged_decision():
         (FWBoostRegressor(loss="absolute"), None, r"only step='classic'"),
         (FWBoostRegressor(variant="R", weak_learner=EdgeTree(2)), None, r"weak_learner must be"),
         (FWBoostRegressor(), "nan", r"Input y contains NaN"),
-        (FWBoostClassifier(), "three", r"exactly two classes"),
+        (FWBoostClassifier(), "one", r"at least two classes, got 1 class"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_parameter(est, y, match):
@@ -306,7 +315,7 @@ def test_bad_input_raises_value_error_naming_the_parameter(est, y, match):
     target = rng.normal(size=20)
     if y == "nan":
         target[3] = np.nan
-    elif y == "three":
-        target = np.arange(20) % 3
+    elif y == "one":
+        target = np.zeros(20)
     with pytest.raises(ValueError, match=match):
         est.fit(X, target)

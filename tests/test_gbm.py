@@ -61,6 +61,7 @@ def test_newton_leaves_match_sklearn_classifier(loss, sk_loss, max_depth):
             np.testing.assert_allclose(ours.decision_function(X_test), sk.decision_function(X_test),
                                        rtol=0, atol=1e-8)
         np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+        np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), rtol=0, atol=1e-8)
         if max_depth == 1:  # Newton leaves on LeastSquaresStump too
             stumps = GBMClassifier(loss=loss, weak_learner="stump", **settings).fit(X, labels, sample_weight=w)
             np.testing.assert_allclose(stumps.decision_function(X), sk.decision_function(X), rtol=0, atol=1e-8)

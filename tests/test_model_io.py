@@ -227,8 +227,8 @@ INVALID = [
     ("tree", lambda d: d.update(n_features_in=0), "n_features_in' must be >= 1"),
     ("tree", lambda d: d.update(n_features_in=True), "n_features_in' must be an integer"),
     ("tree", lambda d: d.update(feature_names_in=["a"]), "feature_names_in' must be a list of 4 strings"),
-    ("tree", lambda d: d.update(classes=["ham", "ham"]), "two distinct labels"),
-    ("tree", lambda d: d.update(classes=[0, 1, 2]), "two distinct labels"),
+    ("tree", lambda d: d.update(classes=["ham", "ham"]), "two or more distinct labels"),
+    ("tree", lambda d: d.update(classes=[0, 1, 2]), r"missing field\(s\) \['estimators'\]"),  # K > 2: K models
     ("tree", lambda d: d.update(classes=[0, 2.5]), "do not fit classes_dtype"),
     ("tree", lambda d: d.update(classes_dtype="V8"), "not a label type"),
     ("tree", lambda d: d.update(classes_dtype="no such dtype"), "not a label type"),

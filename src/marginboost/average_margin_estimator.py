@@ -13,6 +13,11 @@ is the soft margin of the stored classifier, ``full_margin_`` that of ``w``.
 
 No ``staged_*`` methods: each round's output is a distribution over all of ``H_S``, and
 storing it per round would cost ``O(|H_S|)`` memory a round.
+
+More than two classes: one-vs-rest (:mod:`.multiclass`), one NZDD per class (the sorting of the
+features is shared); the fitted attributes are then those of ``estimators_[k]``, class k against
+the rest, and ``n_iter_``, ``status_``, ``history_`` hold one entry per class.
+``predict_proba`` is ``(1 + H) / 2`` (normalised over the classes): not calibrated.
 """
 from __future__ import annotations
 
@@ -28,10 +33,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .average_margin import STEPS, STOPS, average_margin_boost, stump_eta
-from .binary import BinaryClassifierMixin
+from .binary import BinaryClassifierMixin, vote_probability
 from .estimators import resolve_nu
 from .interrupts import warn_interrupted
 from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from .multiclass import one_vs_rest, per_class
 from .nzdd import MAX_ETA
 from .nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
 from .objectives import soft_margin
@@ -122,8 +128,10 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
         self.max_iter = max_iter
         self.max_time = max_time
 
+    @one_vs_rest
     def fit(self, X, y, nzdd: StumpNZDD | None = None):
-        """Boost on ``(X, y)`` (two classes). ``nzdd``: a ``nzdd_`` from an earlier fit on the same data."""
+        """Boost on ``(X, y)`` (more than two classes: one-vs-rest). ``nzdd``: a ``nzdd_`` from an
+        earlier two-class fit on the same data."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
@@ -211,13 +219,12 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
             score += 2.0 * cum[np.searchsorted(thresholds, X[:, f], side="left")]
         return score
 
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """``H(x) = sum_h w_h h(x)`` in [-1, 1] over the stored stumps; positive means ``classes_[1]``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._score(X)
-
-    def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
-        score = self.decision_function(X)  # first: it raises NotFittedError before fit
-        return self.classes_[(score > 0).astype(int)]

@@ -11,6 +11,11 @@ is ``f(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so ``decision_function
 (mean of the ``nu`` smallest training margins ``y_i f(x_i)``) for SoftBoost and the hard
 margin (the smallest) for the others. ``nu`` is a count or a fraction as in
 :func:`.estimators.resolve_nu`. ``sample_weight`` is not supported.
+
+More than two classes: one-vs-rest (:mod:`.multiclass`): the fitted attributes below are then
+those of ``estimators_[k]``, class k against the rest, and ``n_iter_``, ``status_``, ``history_``
+hold one entry per class. ``predict_proba`` is ``(1 + f) / 2`` (normalised over the classes):
+not calibrated.
 """
 from __future__ import annotations
 
@@ -25,11 +30,12 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .classic import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
-from .binary import BinaryClassifierMixin
+from .binary import BinaryClassifierMixin, vote_probability
 from .ensemble_outputs import iter_outputs, output_matrix
 from .estimators import resolve_nu
 from .interrupts import warn_interrupted
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from .multiclass import one_vs_rest, per_class
 from .objectives import soft_margin
 from .softboost import softboost
 from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
@@ -56,8 +62,9 @@ class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     def _run(self, oracle, y_pm):
         raise NotImplementedError
 
+    @one_vs_rest
     def fit(self, X, y):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
@@ -87,11 +94,16 @@ class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
             score += w * out
         return score
 
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """``f(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
         return self._scores(validate_data(self, X, dtype=np.float64, reset=False))
 
+    @per_class
     def staged_decision_function(self, X):
         """Yield ``f_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         check_is_fitted(self)

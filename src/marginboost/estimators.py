@@ -32,12 +32,13 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import algorithms
 from .algorithms import Assembly
-from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
 from .booster import HISTORY_COLUMNS
 from .ensemble_outputs import iter_outputs
 from .fw_rules import FW_RULES
 from .interrupts import warn_interrupted
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from .multiclass import one_vs_rest, per_class
 from .objectives import entropy_eta
 from .secondary import SECONDARY_RULES
 from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
@@ -80,7 +81,7 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
 
     Attributes
     ----------
-    classes_ : the two labels; ``classes_[1]`` is the positive class.
+    classes_ : the labels; with two, ``classes_[1]`` is the positive class.
     hypotheses_ : list of the distinct hypotheses found, in order.
     weights_ : ndarray, their weights (on the simplex; many are 0).
     margin_ : float, the final soft margin on the training sample.
@@ -96,6 +97,11 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps the
     hypotheses of positive weight and the attributes above but ``history_`` and
     ``weights_path_`` (None after load: no staged predictions).
+
+    More than two classes: one-vs-rest (:mod:`marginboost.multiclass`); the attributes above
+    are then those of ``estimators_[k]``, class k against the rest, and ``n_iter_``,
+    ``status_`` and ``history_`` hold one entry per class. ``predict_proba`` is ``(1 + H) / 2``
+    (normalised over the classes): not calibrated.
     """
 
     _parameter_constraints: dict = {
@@ -111,6 +117,8 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
                     "eta_": Real(low=0.0)}
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
+    # float32 stays float32: the histogram learners bin it without a float64 copy of X.
+    _fit_dtype = [np.float64, np.float32]
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
         self.nu = nu
@@ -123,16 +131,16 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
     def _assembly(self) -> Assembly:
         raise NotImplementedError
 
+    @one_vs_rest
     def fit(self, X, y, sample_weight=None):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight`` (optional, finite, >= 0) makes example ``i`` count as
         ``sample_weight[i]`` copies (scaled to mean 1): its cap becomes ``s_i/nu`` and the
         entropy is taken relative to the weights. Examples of weight 0 are left out.
         """
         self._validate_params()
-        # float32 stays float32: the histogram learners bin it without a float64 copy of X.
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=False)
+        X, y = validate_data(self, X, y, dtype=self._fit_dtype, y_numeric=False)
         y_index, _ = self._binary_targets(y)
         weights = None
         if sample_weight is not None:
@@ -140,8 +148,9 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
             keep = sample_weight > 0
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
-            X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
-            check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
+                check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
             weights = sample_weight * (sample_weight.shape[0] / sample_weight.sum())
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         m = X.shape[0]
@@ -172,6 +181,10 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
             )
         return self
 
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """``H(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
@@ -182,6 +195,7 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
             score += w * out
         return score
 
+    @per_class
     def staged_decision_function(self, X):
         """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
         outputs = hypothesis_outputs(self, X)

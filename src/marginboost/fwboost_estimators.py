@@ -54,8 +54,9 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
 from .interrupts import warn_interrupted
-from .losses import LOSSES, check_targets, resolve_loss
+from .losses import LOSSES, check_targets, loss_probability, resolve_loss
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from .multiclass import one_vs_rest, per_class
 from .weak_learners import resolve_weak_learner
 from .weak_learners.regression import resolve_regression_learner
 
@@ -88,7 +89,9 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
             keep = sample_weight > 0
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
-            X, y, s = X[keep], y[keep], sample_weight[keep] / sample_weight[keep].mean()
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+            s = sample_weight / sample_weight.mean()
         loss = resolve_loss(self.loss)
         check_targets(loss, y)
         m = X.shape[0]
@@ -176,10 +179,16 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
 
 
 class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
-    """FWBoost for binary classification, labels mapped to ``y in {-1, +1}`` (``classes_[1]``
-    is +1) and ``F_0 = 0``. With ``loss='exponential'``, ``variant='C'`` it is AdaBoost.FW
-    (001 Algorithm 6; :func:`.fwboost.adaboost_fw` is the same fit written as reweighting).
+    """FWBoost for classification, labels mapped to ``y in {-1, +1}`` (``classes_[1]`` is +1)
+    and ``F_0 = 0``. With ``loss='exponential'``, ``variant='C'`` it is AdaBoost.FW (001
+    Algorithm 6; :func:`.fwboost.adaboost_fw` is the same fit written as reweighting).
     Parameters as in the module docstring.
+
+    More than two classes: one-vs-rest (:mod:`.multiclass`): the fitted attributes are then
+    those of ``estimators_[k]``, class k against the rest, and ``n_iter_``, ``status_``,
+    ``history_`` hold one entry per class. ``predict_proba`` (logistic and exponential losses
+    only, the losses' ``probability``): ``sigmoid(F)`` resp. ``sigmoid(2F)``, normalised over
+    the classes; not calibrated (the l1 ball shrinks ``F``).
     """
 
     def __init__(self, loss="exponential", beta=5.0, variant="C", step="line_search", away_steps=False,
@@ -195,8 +204,9 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
         self.tol = tol
         self.max_time = max_time
 
+    @one_vs_rest
     def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""
+        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         y_index, y_pm = self._binary_targets(y)
@@ -205,15 +215,15 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
             check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
         return self._boost(X, y_pm, sample_weight, "zero")
 
+    def _probability_link(self):
+        return loss_probability(self.loss)
+
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """``F(x)``; positive means ``classes_[1]``."""
         return self._decision(X)
 
+    @per_class
     def staged_decision_function(self, X):
         """Yield ``F_t(X)`` after every update ``t = 1, ..., n_iter_``."""
         yield from self._staged(X)
-
-    def staged_predict(self, X):
-        """Yield the predicted classes after every update."""
-        for score in self._staged(X):
-            yield self.classes_[(score > 0).astype(int)]

@@ -57,8 +57,9 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .gbm import LEAF_UPDATES, gbm
 from .interrupts import warn_interrupted
-from .losses import LOSSES, resolve_loss
+from .losses import LOSSES, loss_probability, resolve_loss
 from .model_codecs import Count, ModelFileMixin, Real
+from .multiclass import one_vs_rest, per_class
 from .weak_learners.regression import resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
@@ -88,7 +89,9 @@ class _GBMBase(ModelFileMixin, BaseEstimator):
             keep = sample_weight > 0
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
-            X, y, s = X[keep], y[keep], sample_weight[keep] / sample_weight[keep].mean()
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+            s = sample_weight / sample_weight.mean()
         seed = self.random_state
         if isinstance(seed, np.random.RandomState):  # sklearn's convention -> a Generator seed
             seed = seed.randint(np.iinfo(np.int32).max)
@@ -152,11 +155,19 @@ class GBMRegressor(RegressorMixin, _GBMBase):
 
 
 class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
-    """Gradient boosting for binary classification, labels mapped to ``y in {-1, +1}``
+    """Gradient boosting for classification, labels mapped to ``y in {-1, +1}``
     (``classes_[1]`` is +1); parameters in the module docstring.
 
     Defaults: logistic loss (``F`` is the log-odds of ``classes_[1]``) and
     ``leaf_update='newton'`` (scikit-learn's leaf values); 'mean' gives plain GBM.
+
+    ``predict_proba`` (logistic and exponential losses only): ``sigmoid(F)`` resp.
+    ``sigmoid(2F)``, scikit-learn's ``GradientBoostingClassifier`` map for two classes; not
+    calibrated. More than two classes: one-vs-rest (:mod:`.multiclass`), not scikit-learn's
+    multinomial trees: the fitted attributes are then those of ``estimators_[k]``, class k
+    against the rest, ``n_iter_``, ``status_``, ``history_`` hold one entry per class, and the
+    K probabilities are normalised to sum 1. With ``random_state=None`` each class draws its
+    own subsamples; an integer (or a ``RandomState``) seeds every class alike.
     """
 
     def __init__(self, loss="logistic", learning_rate=0.1, n_estimators=100, subsample=1.0,
@@ -171,8 +182,9 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
         self.random_state = random_state
         self.max_time = max_time
 
+    @one_vs_rest
     def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``; ``y`` must hold exactly two classes."""
+        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         y_index, y_pm = self._binary_targets(y)
@@ -181,15 +193,15 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
             check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
         return self._boost(X, y_pm, sample_weight)
 
+    def _probability_link(self):
+        return loss_probability(self.loss)
+
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """``F(x)``; positive means ``classes_[1]``."""
         return self._decision(X)
 
+    @per_class
     def staged_decision_function(self, X):
         """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
         yield from self._staged(X)
-
-    def staged_predict(self, X):
-        """Yield the predicted classes after every round."""
-        for score in self._staged(X):
-            yield self.classes_[(score > 0).astype(int)]

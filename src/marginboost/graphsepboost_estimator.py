@@ -17,6 +17,7 @@ from .ensemble_outputs import iter_outputs
 from .graphsepboost import aggregate_scores, binarise, graphsepboost
 from .interrupts import warn_interrupted
 from .model_codecs import Codes, Count, ModelFileMixin, Text
+from .multiclass import one_vs_rest, per_class
 from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 __all__ = ["GraphSepBoostClassifier"]
@@ -52,6 +53,11 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.model_io`) keeps every
     hypothesis, the two code tables, ``n_iter_`` and ``status_``; ``history_`` is None after load.
+
+    More than two classes: one-vs-rest (:mod:`marginboost.multiclass`); the attributes above are
+    then those of ``estimators_[k]``, class k against the rest, and ``n_iter_``, ``status_``,
+    ``history_`` hold one entry per class. No ``predict_proba``: the score is a difference of
+    Hamming distances to the nearest training codes, not a vote.
     """
 
     _parameter_constraints: dict = {
@@ -74,8 +80,9 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
         self.max_pairs = max_pairs
         self.max_time = max_time
 
+    @one_vs_rest
     def fit(self, X, y):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes."""
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
@@ -101,10 +108,12 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return np.stack([binarise(out) for out in iter_outputs(self.hypotheses_, X)], axis=1)
 
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """The aggregation score of ``x`` (module :mod:`.graphsepboost`); positive means ``classes_[1]``."""
         return aggregate_scores(self._codes(X), self.pos_codes_, self.neg_codes_, self.aggregation)
 
+    @per_class
     def staged_decision_function(self, X):
         """Yield the scores with the first ``t`` hypotheses, ``t = 1, ..., n_iter_``."""
         codes = self._codes(X)

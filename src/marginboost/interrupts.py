@@ -5,7 +5,9 @@ Every boosting loop of the package catches ``KeyboardInterrupt``. With the polic
 ``max_iter`` of that many rounds would have, with status ``'interrupted'``; the estimator
 sets ``status_ = 'interrupted'`` and warns with :class:`FitInterruptedWarning`. With
 ``'raise'`` the interrupt propagates. An interrupt before the first round completes always
-propagates: there is no model yet. ::
+propagates: there is no model yet. Likewise with more than two classes (one-vs-rest,
+:mod:`.multiclass`): a model is kept only if the interrupt lands in the last class's fit, as
+the classes after the interrupted one would have no model. ::
 
     from marginboost.interrupts import on_interrupt
 

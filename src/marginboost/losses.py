@@ -16,7 +16,11 @@ The loop needs only three things from a loss, its *protocol*:
   ||w||_1 max_h |h(x)| <= beta``), so this is the constant of 001's Assumption 1 on the
   feasible set. ``inf`` marks a non-smooth loss (only the classic step may be used then).
 
-and, optionally, ``kind``: ``'classification'`` if ``y`` must lie in {-1, +1}.
+and, optionally, ``kind``: ``'classification'`` if ``y`` must lie in {-1, +1}, and
+``probability(F)``: the probability of ``y = +1`` that a score ``F`` stands for, where the loss
+is minimised in expectation by a known link of it (the classifiers' ``predict_proba`` exists
+only then): ``sigmoid(F)`` for the logistic loss (F the log-odds), ``sigmoid(2F)`` for the
+exponential loss (its minimiser is half the log-odds; Friedman, Hastie, Tibshirani 2000).
 
 Any object with these methods is a loss (a user-defined one included). :class:`PointwiseLoss`
 derives all three from the per-example ``l``, ``l'`` and an upper bound on ``l''``; the
@@ -55,6 +59,7 @@ __all__ = [
     "PointwiseLoss",
     "SquaredLoss",
     "check_targets",
+    "loss_probability",
     "resolve_loss",
 ]
 
@@ -172,6 +177,10 @@ class ExponentialLoss(PointwiseLoss):
     def curvature(self, y, lo, hi):
         return np.exp(np.maximum(-y * lo, -y * hi))
 
+    @staticmethod
+    def probability(F):
+        return expit(2.0 * F)
+
 
 class LogisticLoss(PointwiseLoss):
     """``l = log(1 + exp(-y F))``, ``y in {-1, +1}``."""
@@ -192,6 +201,10 @@ class LogisticLoss(PointwiseLoss):
         sig = expit(z)
         return sig * (1.0 - sig)
 
+    @staticmethod
+    def probability(F):
+        return expit(F)
+
 
 LOSSES = {cls.name: cls for cls in (SquaredLoss, HuberLoss, AbsoluteLoss, ExponentialLoss, LogisticLoss)}
 
@@ -207,6 +220,11 @@ def resolve_loss(spec):
         f"loss must be one of {sorted(LOSSES)} or an object with value, gradient and smoothness "
         f"methods (see marginboost.losses); got loss={spec!r}"
     )
+
+
+def loss_probability(spec):
+    """The optional ``probability`` map of a loss (a name of :data:`LOSSES` or a loss object), or None."""
+    return getattr(LOSSES.get(spec) if isinstance(spec, str) else spec, "probability", None)
 
 
 def check_targets(loss, y: np.ndarray) -> None:

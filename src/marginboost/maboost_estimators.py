@@ -11,6 +11,11 @@
 
 The fitted model is ``f(x) = sum_t eta_t h_t(x)``; ``decision_function`` returns it divided
 by ``sum_t eta_t`` (in [-1, 1], same sign), ``predict`` its sign (0 -> ``classes_[0]``).
+
+More than two classes: one-vs-rest (:mod:`.multiclass`): the fitted attributes are then those
+of ``estimators_[k]``, class k against the rest (``y_secondary`` is recoded per class as ``y``),
+and ``n_iter_``, ``status_``, ``history_`` hold one entry per class. ``predict_proba`` is
+``(1 + f) / 2`` for the normalised ``f`` (normalised over the classes): not calibrated.
 """
 from __future__ import annotations
 
@@ -22,10 +27,11 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
 
 from .bregman import REGULARIZERS
-from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
 from .interrupts import warn_interrupted
 from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
 from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from .multiclass import one_vs_rest, per_class
 from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
@@ -69,6 +75,7 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
     def _parts(self, m: int, mask, weights):
         raise NotImplementedError
 
+    @one_vs_rest(labels=("y_secondary",))
     def _fit(self, X, y, sample_weight=None, mask=None, X_secondary=None, y_secondary=None):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
@@ -81,9 +88,10 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
             keep = sample_weight > 0  # not all False: _check_sample_weight rejects all zeros
-            X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
-            mask = None if mask is None else mask[keep]
-            check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
+                mask = None if mask is None else mask[keep]
+                check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
             # equal weights are no weights: take the unweighted code path, bit for bit
             weights = None if np.all(sample_weight == sample_weight[0]) else sample_weight
         y_pm = np.where(y_index == 1, 1.0, -1.0)
@@ -118,12 +126,17 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
         mask = np.r_[np.zeros(X.shape[0], dtype=bool), np.ones(X_secondary.shape[0], dtype=bool)]
         return np.vstack([X, X_secondary]), np.concatenate([y, y_secondary]), mask
 
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
     def decision_function(self, X) -> np.ndarray:
         """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
         out = hypothesis_outputs(self, X)
         total = self.coef_.sum()
         return out @ self.coef_ / total if total > 0 else np.zeros(out.shape[0])
 
+    @per_class
     def staged_decision_function(self, X):
         """Yield the normalised ``f_t(X)`` after every round ``t`` (one per row of ``history_``)."""
         scores = np.cumsum(hypothesis_outputs(self, X) * self.coef_, axis=1)
@@ -192,7 +205,7 @@ class MABoostClassifier(_MirrorBoostClassifier):
         self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight``: optional, finite, >= 0; example ``i`` counts as ``sample_weight[i]``
         copies (scaled to mean 1), so 'smooth' caps it at ``s_i/(lambda m)``; weight 0 leaves it
@@ -241,7 +254,7 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
         self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight`` (optional, finite, >= 0): example ``i`` counts as ``sample_weight[i]``
         copies (scaled to mean 1), each starting at weight 1 in ``[0, 1]^m``; weight 0 leaves
@@ -275,7 +288,7 @@ class AdaBoostClassifier(_MirrorBoostClassifier):
         self.max_time = max_time
 
     def fit(self, X, y, sample_weight=None):
-        """Boost on ``(X, y)``; ``y`` must hold exactly two classes.
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight`` (optional, finite, >= 0) is the initial distribution (scaled to sum
         1), which for AdaBoost is the same as replicating example ``i`` ``sample_weight[i]``

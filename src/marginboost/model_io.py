@@ -13,6 +13,11 @@ A file holds everything ``predict`` and ``decision_function`` need, and nothing 
       "state": {...}                                the fitted attributes below
     }
 
+A classifier of K > 2 classes (one-vs-rest, :mod:`marginboost.multiclass`) lists its K labels in
+``classes`` and, instead of ``hypotheses`` and ``state``, ``"estimators": [{"hypotheses": [...],
+"state": {...}}, ...]``: its K binary models, model k separating ``classes[k]`` from the rest,
+each in the layout of a binary model of the same estimator and parameters (labels ``[0, 1]``).
+
 ``state`` per estimator: each fitted attribute under its name without the trailing underscore
 (V: a list of one number per hypothesis, in order; D: a diagnostic, a number or one of the
 strings 'inf', '-inf', 'nan'; other numbers are finite):
@@ -36,7 +41,8 @@ nonzero weight, which their ``decision_function`` skips anyway; the others store
 hypothesis, so that staged predictions over them still work. Per-round and per-example data
 (``history_``, ``weights_path_``, ``distribution_``, ``nzdd_``) is not stored and is None on a
 loaded model: the staged predictions that need it (soft margin, TotalBoost family, FWBoost)
-then raise ``ValueError``.
+then raise ``ValueError``. A loaded one-vs-rest model takes ``n_iter_`` and ``status_`` from its
+binary models; its ``history_`` is a list of None.
 
 Loading checks the format name and version and every field's type, length and range, and
 refuses anything else, and any parameter that is not a plain value, with
@@ -50,7 +56,7 @@ import os
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, clone
 
 from . import __version__
 from .average_margin_estimator import AverageMarginBoostClassifier
@@ -68,6 +74,7 @@ from .model_codecs import (
     read_number,
     require,
 )
+from .multiclass import is_one_vs_rest, summarise
 
 __all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "ModelFileError", "load_model", "model_from_dict",
            "model_to_dict", "save_model"]
@@ -80,8 +87,8 @@ ESTIMATORS = {cls.__name__: cls for cls in (
     MABoostClassifier, MadaBoostClassifier, AdaBoostClassifier, AverageMarginBoostClassifier,
     FWBoostRegressor, FWBoostClassifier, GBMRegressor, GBMClassifier, GraphSepBoostClassifier,
 )}
-_HEADER = {"format", "format_version", "marginboost_version", "estimator", "params", "n_features_in",
-           "hypotheses", "state"}
+_HEADER = {"format", "format_version", "marginboost_version", "estimator", "params", "n_features_in"}
+_MODEL = {"hypotheses", "state"}  # one binary model (or a regressor); K of them under "estimators"
 _LABELS = {"classes", "classes_dtype"}
 _V1_ESTIMATORS = ("LPBoostClassifier", "ERLPBoostClassifier", "CERLPBoostClassifier", "MLPBoostClassifier")
 _V1_FIT = {"margin", "objective", "gap", "n_iter", "status", "nu", "eta"}
@@ -140,15 +147,9 @@ def model_to_dict(estimator) -> dict:
     name = cls.__name__
     if ESTIMATORS.get(name) is not cls:
         raise TypeError(f"cannot save a {name}: model files support {sorted(ESTIMATORS)}")
-    if not hasattr(estimator, "hypotheses_"):
+    if not (hasattr(estimator, "hypotheses_") or is_one_vs_rest(estimator)):
         raise ValueError(f"this {name} is not fitted yet: call fit before saving")
     params = _params_to_json(estimator)
-    hypotheses = list(estimator.hypotheses_)
-    state = {attr: getattr(estimator, attr) for attr in cls._model_state}
-    if cls._model_prune is not None:
-        keep = np.flatnonzero(np.asarray(state[cls._model_prune]) != 0.0)
-        hypotheses = [hypotheses[j] for j in keep]
-        state[cls._model_prune] = np.asarray(state[cls._model_prune])[keep]
     doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -162,9 +163,24 @@ def model_to_dict(estimator) -> dict:
     if issubclass(cls, ClassifierMixin):
         doc["classes"] = _labels_to_json(estimator.classes_)
         doc["classes_dtype"] = estimator.classes_.dtype.str
-    doc["hypotheses"] = [encode_hypothesis(h) for h in hypotheses]
-    doc["state"] = {attr.rstrip("_"): field.encode(state[attr]) for attr, field in cls._model_state.items()}
+    if is_one_vs_rest(estimator):
+        doc["estimators"] = [_model_to_dict(model) for model in estimator.estimators_]
+    else:
+        doc.update(_model_to_dict(estimator))
     return doc
+
+
+def _model_to_dict(estimator) -> dict:
+    """``hypotheses`` and ``state`` of one fitted binary model (or regressor)."""
+    cls = type(estimator)
+    hypotheses = list(estimator.hypotheses_)
+    state = {attr: getattr(estimator, attr) for attr in cls._model_state}
+    if cls._model_prune is not None:
+        keep = np.flatnonzero(np.asarray(state[cls._model_prune]) != 0.0)
+        hypotheses = [hypotheses[j] for j in keep]
+        state[cls._model_prune] = np.asarray(state[cls._model_prune])[keep]
+    return {"hypotheses": [encode_hypothesis(h) for h in hypotheses],
+            "state": {attr.rstrip("_"): field.encode(state[attr]) for attr, field in cls._model_state.items()}}
 
 
 def _params_to_json(estimator) -> dict:
@@ -204,7 +220,9 @@ def model_from_dict(doc):
             f"unknown estimator {name!r:.60}; expected one of {sorted(ESTIMATORS)}")
     cls = ESTIMATORS[name]
     classifier = issubclass(cls, ClassifierMixin)
-    check_keys(doc, _HEADER | (_LABELS if classifier else set()), {"feature_names_in"}, "the model file")
+    multiclass = classifier and isinstance(doc.get("classes"), list) and len(doc["classes"]) > 2
+    check_keys(doc, _HEADER | (_LABELS if classifier else set()) | ({"estimators"} if multiclass else _MODEL),
+               {"feature_names_in"}, "the model file")
     require(isinstance(doc["marginboost_version"], str), "field 'marginboost_version' must be a string")
     estimator = cls()
     _set_params(estimator, doc["params"])
@@ -218,20 +236,41 @@ def model_from_dict(doc):
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     if classifier:
         estimator.classes_ = _labels_from_json(doc["classes"], doc["classes_dtype"])
+    if not multiclass:
+        _model_from_dict(estimator, doc, n_features, "")
+        return estimator
+    models = doc["estimators"]
+    n_classes = len(estimator.classes_)
+    require(isinstance(models, list) and len(models) == n_classes,
+            f"field 'estimators' must be a list of {n_classes} models, one per class")
+    estimator.estimators_ = []
+    for k, body in enumerate(models):
+        where = f"estimators[{k}]"
+        check_keys(body, _MODEL, set(), f"field '{where}'")
+        model = clone(estimator)
+        model.n_features_in_ = n_features
+        model.classes_ = np.array([0, 1])  # 1: classes_[k], as one_vs_rest fits it
+        _model_from_dict(model, body, n_features, f"{where} ")
+        estimator.estimators_.append(model)
+    summarise(estimator)
+    return estimator
 
-    hypotheses = doc["hypotheses"]
-    require(isinstance(hypotheses, list), "field 'hypotheses' must be a list")
-    estimator.hypotheses_ = [decode_hypothesis(h, n_features, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
-    spec = cls._model_state
-    state = doc["state"]
-    check_keys(state, {attr.rstrip("_") for attr in spec}, set(), "field 'state'")
+
+def _model_from_dict(estimator, body: dict, n_features: int, where: str) -> None:
+    """Set the hypotheses and fitted state of one binary model (or regressor) from its fields."""
+    hypotheses = body["hypotheses"]
+    require(isinstance(hypotheses, list), f"field '{where}hypotheses' must be a list")
+    estimator.hypotheses_ = [decode_hypothesis(h, n_features, f"{where}hypothesis {i}")
+                             for i, h in enumerate(hypotheses)]
+    spec = type(estimator)._model_state
+    state = body["state"]
+    check_keys(state, {attr.rstrip("_") for attr in spec}, set(), f"field '{where}state'")
     for attr, field in spec.items():
         key = attr.rstrip("_")
-        setattr(estimator, attr, field.decode(state[key], f"state field '{key}'", len(hypotheses)))
-    for attr in cls._model_unsaved:
+        setattr(estimator, attr, field.decode(state[key], f"{where}state field '{key}'", len(hypotheses)))
+    for attr in type(estimator)._model_unsaved:
         setattr(estimator, attr, None)
     estimator._derive_from_stored()
-    return estimator
 
 
 def _set_params(estimator, params) -> None:
@@ -251,9 +290,9 @@ def _set_params(estimator, params) -> None:
 
 
 def _labels_from_json(classes, dtype) -> np.ndarray:
-    require(isinstance(classes, list) and len(classes) == 2 and classes[0] != classes[1]
-            and all(isinstance(c, _PLAIN) for c in classes),
-            "field 'classes' must hold two distinct labels (strings, numbers or booleans)")
+    require(isinstance(classes, list) and len(classes) >= 2 and all(isinstance(c, _PLAIN) for c in classes)
+            and len(set(classes)) == len(classes),
+            "field 'classes' must hold two or more distinct labels (strings, numbers or booleans)")
     require(isinstance(dtype, str), "field 'classes_dtype' must be a numpy dtype string")
     try:
         kind = np.dtype(dtype).kind
@@ -273,7 +312,7 @@ def _labels_from_json(classes, dtype) -> np.ndarray:
 def _upgrade_v1(doc) -> dict:
     """A version-1 document (soft-margin family; weights and a 'fit' object at the top level) in
     the layout of version 2."""
-    check_keys(doc, (_HEADER - {"state"}) | _LABELS | {"weights", "fit"}, set(), "the version-1 model file")
+    check_keys(doc, _HEADER | {"hypotheses"} | _LABELS | {"weights", "fit"}, set(), "the version-1 model file")
     require(doc["estimator"] in _V1_ESTIMATORS,
             f"unknown estimator {doc['estimator']!r:.60} for format_version 1; expected one of {list(_V1_ESTIMATORS)}")
     check_keys(doc["fit"], _V1_FIT, set(), "field 'fit'")

@@ -50,6 +50,7 @@ from numba import njit, prange
 
 from .base import EdgeOracle, WeakLearner
 from .binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
+from .shared import shared
 from .stumps import Stump, midpoint
 from .trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
 
@@ -402,7 +403,7 @@ class HistogramStump(WeakLearner):
 
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         threads = n_threads(self.n_jobs)
-        binned = bin_features(X, check_max_bins(self.max_bins), n_jobs=self.n_jobs)
+        binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)
         return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
 
     def __repr__(self) -> str:
@@ -420,11 +421,17 @@ class HistogramTree(WeakLearner):
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         max_depth = check_max_depth(self.max_depth)
         threads = n_threads(self.n_jobs)
-        binned = bin_features(X, check_max_bins(self.max_bins), n_jobs=self.n_jobs)
+        binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)
         return HistogramTreeOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned), max_depth)
 
     def __repr__(self) -> str:
         return f"HistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r})"
+
+
+def _bin_once(X, max_bins: int, n_jobs):
+    """``bin_features(X, max_bins)``, done once per X for all the fits inside
+    :func:`.shared.share_features` (one-vs-rest); ``n_jobs`` does not change the bins."""
+    return shared(X, ("bins", max_bins), lambda: bin_features(X, max_bins, n_jobs=n_jobs))
 
 
 def _labels(y, binned) -> np.ndarray:

@@ -30,6 +30,7 @@ from numba import njit
 
 from .base import EdgeOracle, Hypothesis, WeakLearner
 from .memory import check_fits_in_memory
+from .shared import shared
 
 __all__ = ["DecisionStump", "Stump"]
 
@@ -79,7 +80,13 @@ def _best_stump(vals, order, w):
 
 def presort(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(X, vals, order)``: X as C-contiguous float64, and per feature (rows of the
-    (p, m) arrays) the values sorted ascending and the stable argsort that sorts them."""
+    (p, m) arrays) the values sorted ascending and the stable argsort that sorts them.
+
+    Done once per X for all the fits inside :func:`.shared.share_features` (one-vs-rest)."""
+    return shared(X, "presort", lambda: _sort_features(X))
+
+
+def _sort_features(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m, p = np.shape(X)
     # values and order (16 bytes per entry), the argsort's (m, p) int64 temporary, and a
     # float64 copy of X unless X is one already
