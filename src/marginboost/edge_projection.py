@@ -14,7 +14,7 @@ We solve its Lagrange dual over the ``t`` multipliers ``beta >= 0`` of the edge 
 
     phi(beta) = min_{d in P(m, nu)} Delta(d, d^0) + beta @ (U^T d - gamma_hat)
               = Delta(d_beta) + d_beta @ (U beta) - gamma_hat * sum(beta),
-    d_beta    = capped_simplex_kl_projection(U beta, nu, eta=1)     (O(m log m), by sorting)
+    d_beta    = capped_simplex_kl_projection(U beta, nu, eta=1)     (expected O(m), by selection)
     grad phi  = U^T d_beta - gamma_hat                               (edge violations)
     Hess phi  = -U_F^T (diag(d_F) - d_F d_F^T / s_F) U_F             (F: uncapped examples)
 
