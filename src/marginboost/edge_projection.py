@@ -64,8 +64,14 @@ def _dual(U, beta, gamma_hat, nu):
     return value, d, U.T @ d - gamma_hat
 
 
+# A multiplier at most this large counts as at its bound 0, in the KKT measure as in the
+# iteration's held set: with different thresholds, a multiplier of 1e-12 with a negative
+# gradient was held (never moved to 0) yet counted as interior, and the loop stalled.
+AT_BOUND = 1e-12
+
+
 def _kkt(beta, grad):
-    return float(np.max(np.where(beta > 0.0, np.abs(grad), np.maximum(grad, 0.0)), initial=0.0))
+    return float(np.max(np.where(beta > AT_BOUND, np.abs(grad), np.maximum(grad, 0.0)), initial=0.0))
 
 
 def _newton_direction(U, d, grad, free_rows, nu):
@@ -113,7 +119,7 @@ def project_onto_edge_constraints(
         if kkt <= tol:
             return EdgeProjection(d, beta, relative_entropy(d), kkt, it, True)
         # Multipliers at the bound whose gradient asks to go below 0 stay there this step.
-        held = (beta <= 1e-12) & (grad <= 0.0)
+        held = (beta <= AT_BOUND) & (grad <= 0.0)
         step = None
         for direction in (_newton_direction(U, d, grad, ~held, nu), np.where(held, 0.0, grad)):
             step = _armijo(U, beta, value, grad, direction, gamma_hat, nu)
