@@ -74,3 +74,72 @@ def test_entropy_rule_warns_when_its_solver_stops_early():
     with pytest.warns(RuntimeWarning, match="stopped after 1 iterations"):
         cand = rule(U, np.full(8, 1 / 8))
     assert cand.w.sum() == pytest.approx(1.0)
+
+
+def dense_face_hessian(U, d, obj, cutoff):
+    """eta U_F^T (D_F - d_F d_F^T / s_F) U_F formed densely, F the uncapped examples above the cutoff."""
+    free = (d < (1 - 1e-12) / obj.nu) & (d > cutoff * d.max())
+    UF, dF = U[free], d[free]
+    return obj.eta * (UF.T @ (UF * dF[:, None]) - np.outer(dF @ UF, dF @ UF) / dF.sum()), int(free.sum())
+
+
+def hessian_case(seed, m=200, t=9):
+    rng = np.random.default_rng(seed)
+    U = rng.uniform(-1, 1, size=(m, t))  # fractional columns: a well-conditioned Hessian
+    U[:, 3] = np.sign(U[:, 3])
+    obj = SmoothedSoftMargin(m / 10, 15.0)
+    w = rng.dirichlet(np.ones(t))
+    return U, obj, w, obj.distribution(U @ w)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_blocked_hessian_and_its_newton_step_equal_the_dense_formula(seed, monkeypatch):
+    """Row blocks (dsyrk) smaller than the free set, so several are accumulated."""
+    import marginboost.entropic_master as em
+
+    U, obj, w, d = hessian_case(seed)
+    t = U.shape[1]
+    g = U.T @ d
+    support = np.arange(t)
+    monkeypatch.setattr(em, "_HESSIAN_BLOCK", 7)
+    H, n_free = dense_face_hessian(U, d, obj, 1e-2)
+    assert 7 < n_free < U.shape[0]  # several blocks, and some examples left out
+    np.testing.assert_allclose(em._face_hessian(U, d, support, obj, 1.0 / obj.nu, 1e-2), H, rtol=1e-12,
+                               atol=1e-12 * np.abs(H).max())
+
+    v = em._newton_direction(U, w, d, g, support, obj, 1.0 / obj.nu, 1e-2)
+    # v solves the dense KKT system: H v - g is constant (the multiplier of sum v = 0), up to
+    # the ridge of 1e-10 trace(H)/t
+    assert abs(v.sum()) <= 1e-12 * np.abs(v).max()
+    assert np.ptp(H @ v - g) <= 1e-8 * (np.abs(H).max() * np.abs(v).max() + np.abs(g).max())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sampled_hessian_estimates_the_exact_one(seed):
+    """Systematic sampling in proportion to d: relative error about sqrt(t / sample)."""
+    from marginboost.entropic_master import _face_hessian
+
+    U, obj, w, d = hessian_case(seed, m=40000, t=12)
+    support = np.arange(12)
+    H, n_free = dense_face_hessian(U, d, obj, 1e-2)
+    assert n_free > 4000
+    H_sampled = _face_hessian(U, d, support, obj, 1.0 / obj.nu, 1e-2, sample=4000)
+    assert np.linalg.norm(H_sampled - H) <= 0.1 * np.linalg.norm(H)
+    assert np.linalg.eigvalsh(H_sampled).min() >= -1e-9 * np.abs(H).max()  # still PSD
+    # deterministic, and exact once the sample is larger than the free set
+    np.testing.assert_array_equal(H_sampled, _face_hessian(U, d, support, obj, 1.0 / obj.nu, 1e-2, sample=4000))
+    np.testing.assert_allclose(_face_hessian(U, d, support, obj, 1.0 / obj.nu, 1e-2, sample=n_free), H,
+                               rtol=1e-10, atol=1e-10 * np.abs(H).max())
+
+
+def test_result_carries_the_margins_and_distribution_of_its_weights():
+    """The secondary rule hands q, d and the value to the scheme so it does not project again."""
+    rng = np.random.default_rng(3)
+    U = np.sign(rng.uniform(-1, 1, size=(60, 7)))
+    obj = SmoothedSoftMargin(6.0, 25.0)
+    for max_iter in (0, 1, 3, 500):
+        res = solve_entropic_master(U, obj, np.eye(7)[2], tol=1e-10, max_iter=max_iter)
+        np.testing.assert_array_equal(res.q, U @ res.w)
+        np.testing.assert_array_equal(res.d, obj.distribution(res.q))
+        assert res.value == obj.value(res.q)
+        assert res.converged == (res.gap <= 1e-10)

@@ -262,7 +262,9 @@ def _pick(candidates, objective):
     """Algorithm 1 line 13: keep the candidate with the best objective; ties go to the secondary."""
     best = None
     for source, cand in candidates:
-        if objective.smooth:
+        if cand.evaluated is not None and cand.evaluated[0] is objective:
+            d, value = cand.evaluated[1:]
+        elif objective.smooth:
             d = objective.distribution(cand.q)
             value = objective.value_at(cand.q, d)
         else:

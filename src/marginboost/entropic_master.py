@@ -31,36 +31,67 @@ Hessian; this changes the Newton model, not the objective, which every step eval
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dsyrk
 
 from .line_search import exact_line_search
 from .objectives import SmoothedSoftMargin
 
 
 class EntropicMasterResult:
-    """Solution of the entropic master: weights, distribution, value, gap and iterations."""
+    """Solution of the entropic master: weights, margins ``U w``, distribution, value, gap, iterations."""
 
-    __slots__ = ("w", "d", "value", "gap", "n_iter", "converged")
+    __slots__ = ("w", "q", "d", "value", "gap", "n_iter", "converged")
 
-    def __init__(self, w, d, value, gap, n_iter, converged):
-        self.w, self.d, self.value = w, d, value
+    def __init__(self, w, q, d, value, gap, n_iter, converged):
+        self.w, self.q, self.d, self.value = w, q, d, value
         self.gap, self.n_iter, self.converged = gap, n_iter, converged
 
 
-def _newton_direction(U, w, d, g, support, objective, cap, cutoff):
-    """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``.
+_HESSIAN_BLOCK = 8192  # rows per block: the gathered block stays small next to U
 
-    Examples with ``d_i <= cutoff * max(d)`` are left out of the Hessian: their curvature
-    ``eta d_i`` is negligible, and forming ``U_F^T diag(d_F) U_F`` costs ``|F| t^2``.
+
+def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
+    """Minus the Hessian of ``rho~(U w)`` in the support's coordinates (positive semidefinite).
+
+    It is ``eta * sum_{i in F} c_i (u_i - mu)(u_i - mu)^T`` with ``c_i = d_i`` and ``mu`` their ``c``-weighted mean (the margins ``u_i`` restricted to the
+    support). Examples with ``d_i <= cutoff * max(d)`` are left out of ``F``: their curvature
+    ``eta d_i`` is negligible, and the sum costs ``|F| t^2``. When more than ``sample``
+    examples remain, the sum is estimated from ``sample`` of them drawn in proportion to ``d``
+    by systematic sampling (deterministic: evenly spaced points on the cumulative weights),
+    each with weight ``sum_F d / sample``, the sub-sampled Newton method of Byrd, Chin, Neveitt
+    and Nocedal (SIAM J. Optim. 2011); its relative error is about ``sqrt(t / sample)``, and the
+    line search keeps every step an ascent. The rows are gathered in blocks of
+    ``_HESSIAN_BLOCK`` and their ``sqrt(c)``-scaled Gram matrix accumulated by ``dsyrk``, so the
+    extra memory is one block, not a copy of ``U_F`` (at m = 10^6 a full gather was 3.4x X).
     """
-    free = (d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max())
+    rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
+    c = d[rows]
+    if sample is not None and rows.size > sample:
+        cumulative = np.cumsum(c)
+        points = (np.arange(sample) + 0.5) * (cumulative[-1] / sample)
+        picked = np.minimum(np.searchsorted(cumulative, points, side="right"), rows.size - 1)
+        rows, c = rows[picked], np.full(sample, cumulative[-1] / sample)
     k = support.size
-    H = np.zeros((k, k))
-    if free.any():
-        d_free = d[free]
-        s_free = d_free.sum()
-        US = U[np.ix_(free, support)]
-        mean = d_free @ US / s_free
-        H = objective.eta * (US.T @ (US * d_free[:, None]) - s_free * np.outer(mean, mean))
+    H = np.zeros((k, k), order="F")
+    if rows.size:
+        total = c.sum()
+        mean = np.zeros(k)
+        for lo in range(0, rows.size, _HESSIAN_BLOCK):
+            block = U[np.ix_(rows[lo : lo + _HESSIAN_BLOCK], support)]
+            mean += c[lo : lo + _HESSIAN_BLOCK] @ block
+            block *= np.sqrt(c[lo : lo + _HESSIAN_BLOCK])[:, None]
+            H = dsyrk(1.0, block, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
+        H = np.triu(H) + np.triu(H, 1).T
+        mean /= total
+        H = objective.eta * (H - total * np.outer(mean, mean))
+    return H
+
+
+def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None):
+    """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``,
+    with the Hessian of :func:`_face_hessian`."""
+    k = support.size
+    H = _face_hessian(U, d, support, objective, cap, cutoff, sample)
     # A tiny ridge keeps the KKT system solvable when columns coincide on the free examples.
     reg = 1e-10 * max(np.trace(H) / k, 1e-8)
     kkt = np.zeros((k + 1, k + 1))
@@ -85,31 +116,35 @@ def solve_entropic_master(
     max_iter: int = 500,
     hessian_cutoff: float = 1e-14,
     line_search_rtol: float = 1e-12,
+    hessian_sample: int | None = None,
+    final_gap: bool = True,
 ) -> EntropicMasterResult:
     """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``.
 
-    ``hessian_cutoff`` and ``line_search_rtol`` trade the quality of each step for its cost
-    (see :func:`_newton_direction` and :func:`~.line_search.exact_line_search`); the stopping
-    test, on the exact duality gap, does not depend on them.
+    ``hessian_cutoff``, ``hessian_sample`` and ``line_search_rtol`` trade the quality of each
+    step for its cost (see :func:`_newton_direction` and
+    :func:`~.line_search.exact_line_search`); the stopping test, on the exact duality gap, does
+    not depend on them. ``final_gap=False`` skips the gap after the last of ``max_iter``
+    iterations (an m x t product) for callers that do not use it: the result then has
+    ``gap = nan`` and ``converged = False``.
     """
     w = np.asarray(w0, dtype=np.float64).copy()
     cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
-    gap = np.inf
     newton_stalled = False
     for it in range(max_iter + 1):
         q = U @ w
         d = objective.distribution(q)
+        if it == max_iter and not final_gap:
+            return EntropicMasterResult(w, q, d, objective.value_at(q, d), np.nan, it, False)
         g = U.T @ d
         gap = float(g.max() - g @ w)
-        if gap <= tol:
-            return EntropicMasterResult(w, d, objective.value_at(q, d), gap, it, True)
-        if it == max_iter:
-            break
+        if gap <= tol or it == max_iter:
+            return EntropicMasterResult(w, q, d, objective.value_at(q, d), gap, it, gap <= tol)
         j_best = int(np.argmax(g))
         support = np.union1d(np.flatnonzero(w > 0.0), [j_best])
         v = None
         if support.size > 1 and not newton_stalled:
-            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff)
+            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff, hessian_sample)
             # Not an ascent direction numerically, or it would push a zero weight negative:
             # take a Frank-Wolfe step instead, which always adds j_best.
             if not g @ v > 0.0 or np.any(v[w <= 0.0] < 0.0):
@@ -123,13 +158,12 @@ def solve_entropic_master(
         blocking = negative[np.argmin(ratios)] if negative.size else -1
         lam_max = float(ratios.min()) if negative.size else np.inf
         # A Newton step has natural length 1; allow the line search to go a little past it.
-        lam = exact_line_search(objective, q, U @ v, min(lam_max, 2.0), line_search_rtol)
+        delta = U @ v
+        lam = exact_line_search(objective, q, delta, min(lam_max, 2.0), line_search_rtol, float(d @ delta))
         newton_stalled = used_newton and lam == 0.0
         w = w + lam * v
         if lam >= lam_max:  # the blocking coordinate leaves the support exactly
             w[blocking] = 0.0
         w = np.clip(w, 0.0, None)
         w /= w.sum()
-    q = U @ w
-    d = objective.distribution(q)
-    return EntropicMasterResult(w, d, objective.value_at(q, d), gap, max_iter, False)
+    raise AssertionError("unreachable: the last iteration returns")
