@@ -158,7 +158,12 @@ def test_bench_runs_and_rejects_unknown_names(tmp_path, capsys):
     assert code == 2 and "unknown data set(s) ['iris']" in err
     code, _, err = run(capsys, "bench", "--datasets", "heart", "--boosters", "adaboost_v", "--out", str(tmp_path))
     assert code == 2 and "unknown booster" in err
+    code, _, err = run(capsys, "bench", "--datasets", "heart", "--canon", "adaboost", "--out", str(tmp_path))
+    assert code == 2 and "unknown canon boosters ['adaboost']" in err
+    code, _, err = run(capsys, "bench", "--datasets", "heart", "--peers", "svm", "--out", str(tmp_path))
+    assert code == 2 and "unknown peers ['svm']" in err
     code, out, _ = run(capsys, "bench", "--datasets", "heart", "--boosters", "lpboost", "--nu", "0.2",
-                       "--folds", "0", "--max-time", "5", "--out", str(tmp_path))
-    assert code == 0 and "(complete)" in out
-    assert (tmp_path / "table2.md").is_file()
+                       "--folds", "0", "--max-time", "5", "--canon", "softboost", "--peers", "none",
+                       "--out", str(tmp_path))
+    assert code == 0 and "(complete)" in out and "SoftBoost nu=0.2m" in out and "AdaBoost" not in out
+    assert (tmp_path / "table2.md").is_file() and (tmp_path / "canon.md").is_file()

@@ -17,6 +17,7 @@ from marginboost.datasets import load_dataset
 from marginboost.experiments import paper, run_benchmark
 from marginboost.experiments.benchmark import MIN_FIT_SECONDS, fit_time_limit
 from marginboost.experiments.peers import NaiveLPBoost, naive_soft_margin
+from marginboost.experiments.canon import CANON, run_canon
 from marginboost.experiments.runner import choose_nu, make_split, run_booster, sampled_rounds, staged_errors
 from marginboost.experiments.tables import peer_gap_rows, ratio_verdict, table2_rows
 from marginboost.weak_learners import DecisionStump
@@ -24,7 +25,8 @@ from marginboost.weak_learners import DecisionStump
 TIME_KEYS = {"seconds", "loop_seconds", "weak_learner_seconds", "solver_seconds", "time", "date",
              "load_average", "files"}
 SMALL = {"datasets": ["heart"], "boosters": ["lpboost", "mlpboost_ss"], "peers": ["naive_lpboost", "adaboost"],
-         "nus": (0.2, 0.4), "folds": 2, "subsample": 120, "max_time": 5.0, "seed": 3}
+         "canon": ["softboost", "totalboost"], "nus": (0.2, 0.4), "folds": 2, "subsample": 120, "max_time": 5.0,
+         "seed": 3}
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +40,10 @@ def quick_run(tmp_path_factory):
 def test_quick_run_writes_tables_figures_and_provenance(quick_run):
     results, out, lines = quick_run
     assert results["state"] == "complete"
-    # one progress line per fit: 2 boosters x 2 nus + naive x 2 nus + adaboost + 2 CV boosters x 2 nus
-    assert sum(line.startswith("[") for line in lines) == 4 + 2 + 1 + 4
-    for name in ("table2", "table3", "peers"):
+    # one progress line per fit: 2 boosters x 2 nus + naive x 2 nus + adaboost + SoftBoost x 2 nus
+    # + TotalBoost + 2 CV boosters x 2 nus
+    assert sum(line.startswith("[") for line in lines) == 4 + 2 + 1 + 2 + 1 + 4
+    for name in ("table2", "table3", "peers", "canon"):
         for ext in ("md", "csv", "json"):
             assert (out / f"{name}.{ext}").is_file()
     for png in ("fig1_heart.png", "fig2_soft_margin_vs_time.png", "fig3_test_error_vs_time.png",
@@ -77,6 +80,33 @@ def test_quick_run_writes_tables_figures_and_provenance(quick_run):
     md_text = (out / "table2.md").read_text()
     assert sha in md_text and "paper" in md_text and "| heart |" in md_text and "Python" in md_text
     assert "0.17" in (out / "table3.md").read_text()  # the paper's MLPB. (SS) error on heart
+
+
+def test_canon_runs_beside_the_papers_boosters(quick_run):
+    results, out, _ = quick_run
+    canon = pd.read_csv(out / "canon.csv", comment="#")
+    assert sorted(zip(canon["booster"], canon["nu"].fillna(-1))) == [("softboost", 0.2), ("softboost", 0.4),
+                                                                      ("totalboost", -1)]
+    soft = canon[canon["booster"] == "softboost"]
+    assert (soft["margin_kind"] == "soft").all() and soft["lpboost_soft_margin"].notna().all()
+    assert canon[canon["booster"] == "totalboost"]["margin_kind"].tolist() == ["hard"]
+    assert canon["test_error"].between(0, 1).all() and (canon["rounds"] >= 1).all()
+    assert "| heart | SoftBoost | 0.2m |" in (out / "canon.md").read_text()
+    # canon runs never enter Table 2 (the paper's boosters and the naive LPBoost)
+    assert not set(pd.read_csv(out / "table2.csv", comment="#")["booster"]) & {"softboost", "totalboost"}
+
+
+@pytest.mark.parametrize("key", sorted(CANON))
+def test_every_canon_booster_gives_a_record(key):
+    split = make_split(load_dataset("heart"), seed=0, subsample=143)  # 100 training rows
+    nu = 0.3 if CANON[key].uses_nu else None
+    rec = run_canon(key, split, nu, 0.05, 5.0, 200, 0)
+    assert rec["kind"] == "canon" and rec["label"] == CANON[key].label and rec["rounds"] >= 1
+    assert rec["status"] in {"converged", "TIMEOUT", "MAX_ITER", "separated", "no_progress", "no_edge"}
+    assert 0.0 <= rec["test_error"] <= 1.0 and rec["seconds"] > 0
+    assert (rec["margin"] is None) == (CANON[key].margin_kind is None)
+    if rec["margin"] is not None:
+        assert -1.0 <= rec["margin"] <= 1.0
 
 
 def test_table3_compares_each_booster_with_the_best_peer(quick_run):
@@ -123,7 +153,7 @@ def test_same_seed_same_numbers(quick_run, tmp_path):
 
 
 def test_timeout_is_marked(tmp_path):
-    results = run_benchmark(datasets=["heart"], boosters=["cerlpboost"], peers=[], nus=(0.1,), eps=1e-3,
+    results = run_benchmark(canon=[], datasets=["heart"], boosters=["cerlpboost"], peers=[], nus=(0.1,), eps=1e-3,
                             max_time=0.02, folds=0, subsample=120, out_dir=tmp_path, progress=None,
                             figures=False)
     (run,) = results["runs"]
@@ -147,7 +177,7 @@ def test_budget_sets_each_data_sets_fit_limit(tmp_path):
     # 2 boosters x 1 nu = 2 timed fits per set, 4 in all: a 12 s budget gives the first set at
     # most 3 s per fit (C-ERLPBoost at eps = 1e-4 uses all of it), and the run keeps to the budget.
     started = time.perf_counter()
-    results = run_benchmark(datasets=["heart", "breast_cancer"], boosters=["lpboost", "cerlpboost"], peers=[],
+    results = run_benchmark(canon=[], datasets=["heart", "breast_cancer"], boosters=["lpboost", "cerlpboost"], peers=[],
                             nus=(0.1,), eps=1e-4, folds=0, subsample=120, max_time=100.0, budget=12.0,
                             out_dir=tmp_path, progress=None, figures=False)
     elapsed = time.perf_counter() - started
@@ -159,7 +189,7 @@ def test_budget_sets_each_data_sets_fit_limit(tmp_path):
     assert elapsed < 12.0 + 4.0  # the budget, plus what a fit may overrun its limit by
     assert results["metadata"]["parameters"]["budget"] == 12.0
     with pytest.raises(ValueError, match="budget must be > 0"):
-        run_benchmark(datasets=["heart"], boosters=["lpboost"], budget=0.0, out_dir=tmp_path, progress=None)
+        run_benchmark(canon=[], datasets=["heart"], boosters=["lpboost"], budget=0.0, out_dir=tmp_path, progress=None)
 
 
 def test_ctrl_c_keeps_finished_runs(tmp_path):
@@ -167,7 +197,7 @@ def test_ctrl_c_keeps_finished_runs(tmp_path):
         if line.startswith("[2/"):
             raise KeyboardInterrupt
 
-    results = run_benchmark(datasets=["heart"], boosters=["lpboost"], peers=["adaboost"], nus=(0.3, 0.5),
+    results = run_benchmark(canon=[], datasets=["heart"], boosters=["lpboost"], peers=["adaboost"], nus=(0.3, 0.5),
                             folds=0, subsample=120, max_time=5.0, out_dir=tmp_path, progress=progress,
                             figures=False)
     assert results["state"] == "interrupted" and len(results["runs"]) == 2
@@ -258,6 +288,8 @@ def test_unknown_names_are_rejected(tmp_path):
         run_benchmark(datasets=["heart"], boosters=["adaboostt"], out_dir=tmp_path, progress=None)
     with pytest.raises(ValueError, match="unknown peers"):
         run_benchmark(datasets=["heart"], boosters=["lpboost"], peers=["svm"], out_dir=tmp_path, progress=None)
+    with pytest.raises(ValueError, match="unknown canon boosters"):
+        run_benchmark(datasets=["heart"], boosters=["lpboost"], canon=["lpboost"], out_dir=tmp_path, progress=None)
 
 
 @pytest.mark.parametrize("key", ["adaboost", "gradient_boosting", "xgboost", "lightgbm"])

@@ -12,7 +12,7 @@ import highspy
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_regression
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -310,11 +310,15 @@ class _IterationLimitedHighs(highspy.Highs):
 ])
 def test_a_failed_lp_solve_fails_the_fit_naming_solver_and_status(make, data, monkeypatch):
     X, y = data[False]
+    est = make().fit(X, y)  # an earlier, good fit must not survive a failed refit either
     monkeypatch.setattr(restricted_lp.highspy, "Highs", _IterationLimitedHighs)
-    est = make()
     with pytest.raises(SolverError, match=r"HiGHS \(dual simplex\) returned status 'Iteration limit reached'"):
         est.fit(X, y)
-    assert not hasattr(est, "hypotheses_")  # no half-fitted model
+    # no half-fitted model: nothing passes check_is_fitted (classes_ and n_features_in_ were set
+    # before the loop), and predicting says the estimator is not fitted
+    assert not [name for name in vars(est) if name.endswith("_") and not name.startswith("_")]
+    with pytest.raises(NotFittedError):
+        est.predict(X)
 
 
 def test_an_unconverged_entropy_solve_falls_back_to_the_fw_step(data):

@@ -78,6 +78,14 @@ def stump_eta(n_features: int, m: int, eps: float) -> float:
 
 @dataclass
 class AverageMarginResult:
+    """What :func:`average_margin_boost` returns: the last iterate ``d^T`` and its certificate.
+
+    The output classifier is ``w_h = Pr[h | d^T] ~ exp(eta d^T @ u_h)`` (003 Algorithm 1), with
+    margins ``U w = grad F(d^T)`` (``margins``) and soft margin ``rho(w)``; ``gap`` is the FW gap
+    ``(d^T - s^T) @ g^T >= F(d^T) - min F`` and ``best_edge`` ``min_t max_h d^t @ u_h`` (NaN
+    unless a ``max_edge`` oracle was given).
+    """
+
     d: np.ndarray  # d^T
     margins: np.ndarray  # g^T = U w^T, the margins of the output
     objective: float  # F(d^T)

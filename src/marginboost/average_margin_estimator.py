@@ -69,7 +69,7 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
         :mod:`.average_margin`). ``history_['best_edge']`` is computed with ``'certified'`` only
         (about one stump call a round), else NaN.
     min_weight : float in [0, 1), default=1e-6
-        Stumps with ``w_h <= min_weight`` are not stored.
+        Stumps with ``w_h <= min_weight`` are not stored (but for the heaviest, if none is above).
     max_iter : int >= 1, default=10000
         Maximum number of rounds (oracle calls at iterates; line-search calls not counted).
     max_time : float > 0 or None, default=None
@@ -161,6 +161,8 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
                                       self.eta_, self.step, self.stop, max_edge, self.max_iter, self.max_time)
         w = nzdd.hypothesis_weights(result.d, self.eta_)
         kept = np.flatnonzero(w > self.min_weight)
+        if kept.size == 0:  # min_weight at or above every weight: store the heaviest stump, not an empty vote
+            kept = np.array([int(np.argmax(w))])
         self.dropped_mass_ = float(max(w.sum() - w[kept].sum(), 0.0))
         self.weights_ = w[kept] / w[kept].sum()
         self.hypotheses_ = nzdd.stumps(kept)
@@ -195,10 +197,12 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
 
     @property
     def nzdd_size_(self) -> int:
+        """Number of nodes of the NZDD of all stumps on the training sample (needs the fit, not a loaded model)."""
         return self._fitted_nzdd().nzdd.size
 
     @property
     def nzdd_n_edges_(self) -> int:
+        """Number of edges of the NZDD of all stumps on the training sample (needs the fit, not a loaded model)."""
         return self._fitted_nzdd().nzdd.n_edges
 
     def _score(self, X: np.ndarray) -> np.ndarray:

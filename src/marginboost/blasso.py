@@ -84,6 +84,7 @@ class BLassoResult:
 
     @property
     def coef(self) -> np.ndarray:
+        """The coefficients ``eps * counts[j] * scales[j]`` of ``hypotheses[j]`` in ``F``."""
         return self.eps * self.counts * self.scales
 
 

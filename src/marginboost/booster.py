@@ -120,6 +120,7 @@ class MarginMatrix:
 
     @property
     def U(self) -> np.ndarray:
+        """The (m, t) margin matrix, a view valid until the next :meth:`add`."""
         return self._data[: self.n].T
 
     def add(self, u: np.ndarray) -> tuple[int, bool]:

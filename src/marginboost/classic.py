@@ -131,8 +131,9 @@ def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int, max_time: float 
             if abs(edge) >= 1.0 - 1e-12:  # h_t (or -h_t) is perfect under d^t: output it alone
                 perfect = [0.0] * (t - 1) + [math.copysign(1.0, edge)]
                 F = perfect[-1] * u
-                _record(history, ADABOOSTV_HISTORY, (t, edge, min(best_edge, edge), math.nan, perfect[-1],
-                                                      float(F.min()), time.perf_counter() - start))
+                target = min(best_edge, edge)
+                _record(history, ADABOOSTV_HISTORY, (t, edge, target, target - eps, perfect[-1], float(F.min()),
+                                                      time.perf_counter() - start))
                 kept = (t, perfect, F)
                 path.append(np.asarray(perfect), None)
                 return _result(hypotheses, perfect, F, t, "perfect", history, path)

@@ -171,6 +171,7 @@ def _booster_params(args) -> dict:
 
 
 def cmd_datasets(args) -> int:
+    """``marginboost datasets``: print the bundled data sets and their sources; returns 0."""
     from .datasets import list_datasets
 
     for name, source in list_datasets().items():
@@ -179,6 +180,7 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_fit(args) -> int:
+    """``marginboost fit``: fit ``--booster`` on ``--data``, print the training summary, write ``--model``; returns 0."""
     params = _booster_params(args)
     data = load_data(args.data, args.label_column)
     est = BOOSTERS[args.booster](**params)
@@ -194,6 +196,7 @@ def cmd_fit(args) -> int:
 
 
 def cmd_predict(args) -> int:
+    """``marginboost predict``: predict ``--data`` with the classifier of ``--model``, to stdout or ``--output``; returns 0."""
     from .model_io import load_model
 
     est = load_model(args.model)
@@ -216,6 +219,7 @@ def cmd_predict(args) -> int:
 
 
 def cmd_demo(args) -> int:
+    """``marginboost demo``: every soft-margin booster on scikit-learn's breast cancer set, one line each; returns 0."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
 
@@ -247,6 +251,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    """``marginboost bench``: paper 000's Tables 2-3 and Figures 1-5 (:func:`.experiments.run_benchmark`); 130 if interrupted."""
     try:
         from .experiments import run_benchmark
     except ImportError as exc:
@@ -264,12 +269,19 @@ def cmd_bench(args) -> int:
         threadpool_limits(args.blas_threads)
     result = run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
                            max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=Path(args.out),
-                           quick=args.quick, progress=print, budget=args.budget)
+                           quick=args.quick, progress=print, budget=args.budget,
+                           canon=_none_is_empty(args.canon), peers=_none_is_empty(args.peers))
     print(f"results written to {args.out} ({result['state']})")
     return 130 if result["state"] == "interrupted" else 0
 
 
+def _none_is_empty(names):
+    """``['none']`` (the command line's way to say none) as ``[]``; ``None`` (the default) unchanged."""
+    return [] if names == ["none"] else names
+
+
 def cmd_bench_fw(args) -> int:
+    """``marginboost bench-fw``: paper 001's FWBoost experiments (:mod:`.experiments.fw_experiments`); returns 0."""
     from .experiments.fw_experiments import run_fw_experiments
 
     if args.splits is not None and args.splits < 1:
@@ -283,6 +295,7 @@ def cmd_bench_fw(args) -> int:
 
 
 def cmd_bench_nzdd(args) -> int:
+    """``marginboost bench-nzdd``: paper 003's Table 2 (:mod:`.experiments.nzdd_experiments`); returns 0."""
     from .datasets import list_datasets
     from .experiments.nzdd_experiments import run_nzdd_experiments
 
@@ -305,6 +318,7 @@ def cmd_bench_nzdd(args) -> int:
 
 
 def cmd_bench_ma(args) -> int:
+    """``marginboost bench-ma``: paper 002's MABoost experiments (:mod:`.experiments.ma_experiments`); returns 0."""
     try:
         from .experiments.ma_experiments import run_ma_experiments
     except ImportError as exc:
@@ -315,6 +329,7 @@ def cmd_bench_ma(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``marginboost`` command, one subcommand per ``cmd_*`` function."""
     parser = _Parser(prog="marginboost", description="Soft-margin boosting as Frank-Wolfe.")
     parser.add_argument("--version", action="version", version=f"marginboost {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -359,6 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="reproduce the paper's tables and figures (data sets x boosters x nu)")
     bench.add_argument("--datasets", nargs="+", default=None, help="default: all bundled sets (quick: a few)")
     bench.add_argument("--boosters", nargs="+", default=None, help="default: the paper's boosters and peers")
+    bench.add_argument("--peers", nargs="+", default=None,
+                       help="naive_lpboost adaboost gradient_boosting xgboost lightgbm (default: every one "
+                            "installed; 'none' for none)")
+    bench.add_argument("--canon", nargs="+", default=None,
+                       help="classic boosters run beside them (totalboost softboost adaboostv smoothboost "
+                            "graphsepboost gbm; default all; 'none' for none)")
     bench.add_argument("--nu", nargs="+", type=float, default=None, help="fractions of m (default 0.1 .. 0.5)")
     bench.add_argument("--eps", type=float, default=0.01)
     bench.add_argument("--max-time", type=float, default=None, help="seconds per fit at most before TIMEOUT")
@@ -404,6 +425,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the ``marginboost`` command with ``argv`` (default: ``sys.argv[1:]``); return its exit status.
+
+    0 on success; 2 with a one-line ``marginboost: error: ...`` on a user mistake; 130 on Ctrl-C,
+    which ends the whole command (fits run inside ``on_interrupt("raise")``), keeping the files
+    already written.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

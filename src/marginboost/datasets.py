@@ -59,6 +59,7 @@ class Dataset:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(m, p)``: examples and features."""
         return self.X.shape
 
     @property

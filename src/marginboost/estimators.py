@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import algorithms
 from .algorithms import Assembly
@@ -40,6 +40,7 @@ from .interrupts import warn_interrupted
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .multiclass import one_vs_rest, per_class
 from .objectives import entropy_eta
+from .sample_weights import relative_sample_weight
 from .secondary import SECONDARY_RULES
 from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
@@ -144,8 +145,7 @@ class SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifie
         y_index, _ = self._binary_targets(y)
         weights = None
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            keep = sample_weight > 0
+            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the sum is finite
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
             if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X

@@ -44,6 +44,7 @@ see :func:`adaboost_fw`.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -56,6 +57,7 @@ from .interrupts import keep_interrupted
 from .line_search import exact_line_search
 from .losses import ExponentialLoss, check_targets
 from .weak_learners import DecisionStump, EdgeTree
+from .weak_learners.regression import RegressionStump, RegressionTree
 from .threads import single_blas_thread
 
 __all__ = [
@@ -107,6 +109,7 @@ class FWResult:
 
     @property
     def coef(self) -> np.ndarray:
+        """The coefficients ``beta * alpha[j] * scales[j]`` of ``hypotheses[j]`` in ``F``; ``sum |coef_j| ||h_j||_inf <= beta``."""
         return self.beta * self.alpha * self.scales
 
 
@@ -155,7 +158,10 @@ def regression_oracle(learner, X: np.ndarray, p: np.ndarray):
         norm = float(np.max(np.abs(out)))
         if norm == 0.0:
             return h, np.zeros_like(out), 0.0
-        return h, out / norm, 1.0 / norm
+        scale = 1.0 / norm  # Python floats: inf, no warning, where it overflows (norm <= 2^-1024)
+        if scale == np.inf:  # store the atom h / norm itself, scale 1
+            return _rescaled(h, lambda v: v / norm), out / norm, 1.0
+        return h, out / norm, scale
 
     return lmo
 
@@ -175,14 +181,53 @@ def best_constant(loss, y: np.ndarray, sample_weight=None) -> float:
     """``argmin_c L(c 1)`` over ``[min y, max y]``: the root of the non-decreasing
     ``c -> sum_i grad L(c 1)_i`` (an endpoint when it has no sign change there)."""
     def slope(c):
-        return float(np.sum(loss.gradient(np.full(y.shape[0], c), y, sample_weight)))
+        with np.errstate(over="ignore", invalid="ignore"):  # y too large for the loss: NaN, below
+            return float(np.sum(loss.gradient(np.full(y.shape[0], c), y, sample_weight)))
 
     lo, hi = float(np.min(y)), float(np.max(y))
     if lo == hi or slope(lo) >= 0.0:
         return lo
     if slope(hi) <= 0.0:
         return hi
-    return float(brentq(slope, lo, hi, xtol=1e-12 * max(1.0, abs(lo), abs(hi)), maxiter=200))
+    if np.isnan(slope(lo)) or np.isnan(slope(hi)):
+        return float("nan")  # the loss overflows on [min y, max y]; fwboost then says y is too large
+    scale = max(1.0, abs(lo), abs(hi))
+    if not np.isfinite(hi - lo):  # (Python floats: no warning) the width overflows, brentq's steps would: c / scale
+        return scale * float(brentq(lambda t: slope(scale * t), lo / scale, hi / scale, xtol=1e-12, maxiter=200))
+    return float(brentq(slope, lo, hi, xtol=1e-12 * scale, maxiter=200))
+
+
+def _rescaled(h, fn):
+    """The least-squares tree or stump ``h`` with ``fn`` applied to its leaf values.
+
+    FWBoost_R's atom is ``h~ / ||h~||_inf`` with coefficient ``beta * alpha / ||h~||_inf``; when
+    the fit ``h~`` is tiny (subnormal residuals), ``1 / ||h~||`` or ``beta / ||h~||`` overflows, and
+    the atom itself is stored instead (``fn`` divides by the norm), with coefficient ``beta * alpha``.
+    """
+    if isinstance(h, RegressionStump):
+        return dataclasses.replace(h, left=float(fn(h.left)), right=float(fn(h.right)))
+    if isinstance(h, RegressionTree):
+        return dataclasses.replace(h, value=fn(np.asarray(h.value, dtype=np.float64)))
+    raise ValueError(f"FWBoost_R: the weak learner's fit {h!r} is so small on the sample that its coefficient "
+                     "beta / max|h(x_i)| overflows; rescale y or lower beta")
+
+
+def _check_finite_loss(loss, y, s, offset: float, beta: float) -> None:
+    """Raise ``ValueError`` unless the loss is finite at ``F = offset`` (else ``y`` is too large
+    for it) and at ``F = offset +- beta`` (else ``beta`` is). The iterates stay in that box, and
+    a convex pointwise loss is largest at one of its ends, so every iterate's loss is finite."""
+    m = y.shape[0]
+    name = getattr(loss, "name", loss)
+    with np.errstate(over="ignore", invalid="ignore"):
+        at_offset = loss.value(np.full(m, offset), y, s) if np.isfinite(offset) else np.inf
+        at_ends = max(loss.value(np.full(m, offset - beta), y, s), loss.value(np.full(m, offset + beta), y, s))
+    if not np.isfinite(at_offset):
+        raise ValueError(f"loss={name!r} is not finite at the initial model F = {offset:.6g}: y is too large "
+                         "for it (the loss overflows); rescale y")
+    if not np.isfinite(at_ends):
+        raise ValueError(f"beta={beta!r} is too large for loss={name!r}: the loss overflows at F = offset +- beta "
+                         f"(offset {offset:.6g}; the exponential loss needs beta + |offset| <= ln(max float) = "
+                         f"{np.log(np.finfo(np.float64).max):.6g}); lower beta")
 
 
 def _check_step(loss, step: str, smooth: float) -> None:
@@ -211,6 +256,7 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
     check_targets(loss, y)
     m = y.shape[0]
     s = sample_weight
+    _check_finite_loss(loss, y, s, offset, beta)
     smooth = loss.smoothness(y, offset - beta, offset + beta, s)
     _check_step(loss, step, smooth)
     descent = _Descent(loss, y, s)
@@ -231,6 +277,8 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
             g = -loss.gradient(F, y, s)
             if np.any(g):
                 h, a, scale = lmo(g)
+                if not np.isfinite(beta * scale):  # FWBoost_R: beta / ||h~|| overflows (||h~|| ~ 1e-308)
+                    h, scale = _rescaled(h, lambda v: scale * v), 1.0
                 gap = float(g @ (beta * a - Z))
             else:  # a stationary point: F is optimal, and no oracle can be asked with weights 0
                 gap = 0.0
@@ -273,8 +321,10 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
             if step == "classic":
                 gamma = min(2.0 / (t + 2.0), gamma_max)
             elif step == "short_step":
-                dd = float(d @ d)
-                gamma = gamma_max if dd == 0.0 else min(gamma_max, float(g @ d) / (smooth * dd))
+                # smooth * dd = 0: the loss is linear along d (e.g. Huber outside its quadratic part,
+                # smoothness 0): the descent continues to gamma_max
+                curvature = smooth * float(d @ d)
+                gamma = gamma_max if curvature == 0.0 else min(gamma_max, float(g @ d) / curvature)
             else:
                 gamma = exact_line_search(descent, F, d, gamma_max)
             # alpha and Z become new arrays: ``kept`` holds the old ones

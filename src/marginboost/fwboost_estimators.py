@@ -1,6 +1,6 @@
 """scikit-learn estimators for FWBoost (Wang, Wang, E, Schapire 2015, arXiv 1510.02558).
 
-:class:`FWBoostRegressor` and :class:`FWBoostClassifier` fit
+:class:`FWBoostRegressor` and :class:`FWBoostClassifier` fit::
 
     F(x) = offset + sum_j w_j h_j(x),        sum_j |w_j| ||h_j||_inf <= beta,
 
@@ -15,7 +15,7 @@ Common parameters
 -----------------
 loss : a name of :data:`.losses.LOSSES` or a loss object (value, gradient, smoothness).
 beta : float > 0, the l1 radius.
-variant : 'C' (FWBoost_C, 001 Algorithm 3: a classifier on labels sign(-grad), weights |grad|)
+variant : 'C' (FWBoost_C, 001 Algorithm 3: a classifier on labels sign(-grad), weights ``|grad|``)
     or 'R' (FWBoost_R, Algorithm 4: least squares on -grad, scaled to the ball).
 step : 'line_search' (exact), 'short_step' (smooth losses) or 'classic' (2/(t+2)).
 away_steps : bool, Algorithm 5 (active set with away and drop steps).
@@ -49,7 +49,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
@@ -57,6 +57,7 @@ from .interrupts import warn_interrupted
 from .losses import LOSSES, check_targets, loss_probability, resolve_loss
 from .model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from .multiclass import one_vs_rest, per_class
+from .sample_weights import relative_sample_weight
 from .weak_learners import resolve_weak_learner
 from .weak_learners.regression import resolve_regression_learner
 
@@ -85,8 +86,7 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
         """Drop examples of weight 0, run FWBoost, set the fitted attributes."""
         s = None
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            keep = sample_weight > 0
+            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the mean is finite
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
             if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
@@ -211,8 +211,8 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         y_index, y_pm = self._binary_targets(y)
         if sample_weight is not None:
-            sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
+            _, keep = relative_sample_weight(sample_weight, X)
+            check_two_classes(np.unique(y_index[keep]).shape[0], "among examples of positive sample_weight")
         return self._boost(X, y_pm, sample_weight, "zero")
 
     def _probability_link(self):

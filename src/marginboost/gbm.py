@@ -74,7 +74,7 @@ class GBMResult:
     learning_rate: float
     F: np.ndarray  # F on the training sample
     loss: float
-    status: str = "max_iter"  # 'max_iter' (n_estimators rounds) | 'max_time' | 'interrupted'
+    status: str = "max_iter"  # 'max_iter' (n_estimators rounds) | 'max_time' | 'interrupted' | 'diverged'
     history: dict = field(default_factory=dict)
 
 
@@ -148,7 +148,12 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimat
     ``rng`` (a ``numpy.random.Generator``) draws the in-bag samples when ``subsample < 1``.
     Status ``'max_iter'`` after ``n_estimators`` rounds, ``'max_time'`` once ``max_time``
     seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
-    :mod:`.interrupts`).
+    :mod:`.interrupts`). ``'diverged'``: a round would have made ``F`` or the training loss
+    overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``);
+    that round is dropped and the fit stops with the rounds before it.
+
+    ``ValueError`` if the loss is not finite at the initial constant (``y`` too large for the
+    loss) or a classification loss meets targets of one sign only (its minimiser is infinite).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -164,14 +169,24 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimat
     m = y.shape[0]
     s = np.ones(m) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     p = s / s.sum()
+    name = getattr(loss, "name", loss)
+    one_sign = not (np.any((y > 0) & (s > 0)) and np.any((y < 0) & (s > 0)))
+    if getattr(loss, "kind", "any") == "classification" and one_sign:
+        raise ValueError(f"loss={name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
+                         "loss then decreases without bound and its initial constant is infinite)")
     n_inbag = max(1, int(subsample * m))
     rng = np.random.default_rng() if rng is None else rng
     oracle = learner.prepare(X) if n_inbag == m else None  # presorted once when every row is in bag
 
     start = time.perf_counter()
-    init = initial_constant(loss, y, s)
-    F = np.full(m, init)
-    rows = [(0, loss.value(F, y, s), time.perf_counter() - start)]
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        init = initial_constant(loss, y, s)
+        F = np.full(m, init)
+        value = loss.value(F, y, s)
+    if not (np.isfinite(init) and np.isfinite(value)):
+        raise ValueError(f"loss={name!r} is not finite at the initial constant F = {init:.6g}: y is too large "
+                         "for it (the loss overflows); rescale y")
+    rows = [(0, value, time.perf_counter() - start)]
     hypotheses = []
     status = "max_iter"
     kept = None  # (t, F) after the last completed round (see .interrupts)
@@ -191,9 +206,15 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimat
                 h, out = oracle(r, s)
             if leaf_update == "newton":
                 h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
-            F = F + learning_rate * np.asarray(out, dtype=np.float64)
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                F_next = F + learning_rate * np.asarray(out, dtype=np.float64)
+                value = loss.value(F_next, y, s)
+            if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
+                status = "diverged"  # this round overflowed: keep the rounds before it
+                break
+            F = F_next
             hypotheses.append(h)
-            rows.append((t, loss.value(F, y, s), time.perf_counter() - start))
+            rows.append((t, value, time.perf_counter() - start))
             kept = (t, F)
             if max_time is not None and time.perf_counter() - start >= max_time:
                 status = "max_time"

@@ -1,6 +1,6 @@
 """scikit-learn estimators for GBM (Friedman 2001; stochastic GBM, Friedman 2002).
 
-:class:`GBMRegressor` and :class:`GBMClassifier` fit
+:class:`GBMRegressor` and :class:`GBMClassifier` fit::
 
     F(x) = init_ + learning_rate * sum_t h_t(x),      h_t fit to the negative gradient at F_{t-1},
 
@@ -23,7 +23,9 @@ max_time : float > 0 or None, stop (status 'max_time') after this many seconds. 
 
 Fitted attributes
 -----------------
-init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('max_iter':
+init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('diverged': a
+round would have made the training loss overflow, e.g. the exponential loss at a large learning
+rate; the fit keeps the rounds before it and warns (ConvergenceWarning); 'max_iter':
 all n_estimators trees, 'max_time' or 'interrupted'), history_ (dict of arrays, one row per
 iterate t = 0, ..., n_iter_, columns :data:`.gbm.GBM_HISTORY_COLUMNS`: round, loss on the
 training sample, time).
@@ -48,11 +50,13 @@ float32-exact features for the identity.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import validate_data
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
 from .gbm import LEAF_UPDATES, gbm
@@ -60,6 +64,7 @@ from .interrupts import warn_interrupted
 from .losses import LOSSES, loss_probability, resolve_loss
 from .model_codecs import Count, ModelFileMixin, Real
 from .multiclass import one_vs_rest, per_class
+from .sample_weights import relative_sample_weight
 from .weak_learners.regression import resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
@@ -85,8 +90,7 @@ class _GBMBase(ModelFileMixin, BaseEstimator):
         """Drop examples of weight 0, run GBM, set the fitted attributes."""
         s = None
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            keep = sample_weight > 0
+            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the mean is finite
             if not keep.any():
                 raise ValueError("sample_weight must have at least one positive entry")
             if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
@@ -107,6 +111,10 @@ class _GBMBase(ModelFileMixin, BaseEstimator):
         self.history_ = result.history
         if result.status == "interrupted":
             warn_interrupted(self, self.n_iter_)
+        elif result.status == "diverged":
+            warnings.warn(f"{type(self).__name__} stopped after {self.n_iter_} rounds: round {self.n_iter_ + 1} "
+                          "made the training loss overflow (a step too large for the loss: lower learning_rate, "
+                          "or take leaf_update='newton')", ConvergenceWarning, stacklevel=3)
         return self
 
     def _decision(self, X) -> np.ndarray:
@@ -189,8 +197,8 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         y_index, y_pm = self._binary_targets(y)
         if sample_weight is not None:
-            sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            check_two_classes(np.unique(y_index[sw > 0]).shape[0], "among examples of positive sample_weight")
+            _, keep = relative_sample_weight(sample_weight, X)
+            check_two_classes(np.unique(y_index[keep]).shape[0], "among examples of positive sample_weight")
         return self._boost(X, y_pm, sample_weight)
 
     def _probability_link(self):

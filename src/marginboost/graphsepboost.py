@@ -21,15 +21,15 @@ identical points with opposite labels) the run stops: the same ``d_t`` would com
 
 Aggregation. Once ``E`` is empty, the code ``c(x) = (b_1(x), ..., b_T(x))`` determines the label
 on the sample: two examples with the same code were never separated, so they share a label.
-AGHM output ``f(c(x))`` for any ``f: {-1, +1}^T -> {-1, +1}`` consistent with the sample. We
-implement two such ``f`` (they agree on every code seen in training):
+We implement two rules ``f`` on the codes (they agree on every code seen in training):
 
-* ``'hamming'`` (default): ``score(x) = min_{j: y_j = -1} H(c(x), c(x_j)) - min_{i: y_i = +1}
-  H(c(x), c(x_i))`` (``H`` the Hamming distance), predict +1 iff ``score > 0``: the label of
-  the nearest training codes; a code at equal distance from both classes gets -1. A code
-  seen in training (distance 0) gets that example's label.
-* ``'positive_match'``: +1 iff ``c(x)`` equals the code of some positive training example
-  (miniboosts' ``NaiveAggregation``); score +1 / -1.
+* ``'positive_match'`` (default): +1 iff ``c(x)`` equals the code of some positive training
+  example, else -1; score +1 / -1. This is the rule the authors' crate (miniboosts'
+  ``NaiveAggregation``) attributes to Lemma 4.2 of the TheoretiCS version.
+* ``'hamming'``, our extension, not from AGHM: ``score(x) = min_{j: y_j = -1} H(c(x), c(x_j)) -
+  min_{i: y_i = +1} H(c(x), c(x_i))`` (``H`` the Hamming distance), predict +1 iff
+  ``score > 0``: the label of the nearest training codes; a code at equal distance from both
+  classes gets -1. AGHM's generalisation guarantee is not claimed for it.
 
 Memory: the graph is stored as the boolean ``n_pos x n_neg`` matrix of remaining pairs, O(m^2)
 bytes (each round also costs O(n_pos n_neg)); :func:`graphsepboost` refuses with a
@@ -132,7 +132,7 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
 
 
 def aggregate_scores(codes: np.ndarray, pos_codes: np.ndarray, neg_codes: np.ndarray,
-                     rule: str = "hamming") -> np.ndarray:
+                     rule: str = "positive_match") -> np.ndarray:
     """Scores of the codes ``(n, T)`` given the training codes of each class (module docstring)."""
     T = codes.shape[1]
     c = codes.astype(np.float64)

@@ -33,7 +33,8 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     max_depth : int >= 1, default=2
         Depth of the 'tree' weak learner.
     max_iter : int >= 1, default=1000
-    aggregation : 'hamming' (default) or 'positive_match'; see :mod:`.graphsepboost`.
+    aggregation : 'positive_match' (default, the paper's rule) or 'hamming' (our extension: the
+        nearest training code); see :mod:`.graphsepboost`.
     max_pairs : int >= 1, default=10_000_000
         The most pairs of opposite labels (``n_pos * n_neg``) the O(m^2)-byte graph may hold;
         ``fit`` raises ``ValueError`` above it.
@@ -71,7 +72,7 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("history_",)
 
-    def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="hamming",
+    def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="positive_match",
                  max_pairs=10_000_000, max_time=None):
         self.weak_learner = weak_learner
         self.max_depth = max_depth

@@ -39,8 +39,10 @@ def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: floa
         return float(lam_max)
     # brentq evaluates both ends again: hand it the two slopes known (each one is a projection)
     known = {0.0: slope_at_zero, float(lam_max): slope_at_max}
-    return float(brentq(_slope, 0.0, lam_max, args=(objective, q, delta, known), xtol=1e-14, rtol=rtol,
-                        maxiter=200))
+    # xtol relative to the interval: a Newton step can be 1e18 long (zero curvature at a vertex),
+    # and an absolute 1e-14 would then exceed lam_max and return the full step
+    return float(brentq(_slope, 0.0, lam_max, args=(objective, q, delta, known), xtol=1e-14 * min(1.0, lam_max),
+                        rtol=rtol, maxiter=200))
 
 
 def _slope(lam: float, objective, q: np.ndarray, delta: np.ndarray, known: dict | None = None) -> float:

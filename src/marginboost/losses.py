@@ -26,17 +26,17 @@ Any object with these methods is a loss (a user-defined one included). :class:`P
 derives all three from the per-example ``l``, ``l'`` and an upper bound on ``l''``; the
 built-in losses below are its subclasses, with ``r = F - y`` and margin ``z = y F``:
 
-============  =====================================  ====================  ===========================
-name          l(F, y)                                l'(F, y)               sup l'' on F in [lo, hi]
-============  =====================================  ====================  ===========================
-squared       r^2 / 2                                r                      1
-huber         r^2/2 if |r| <= delta,                 clip(r, -delta, delta)  1 if [lo, hi] meets
-              delta (|r| - delta/2) otherwise                                (y - delta, y + delta), else 0
-absolute      |r|                                    sign(r) (a subgradient) inf (non-smooth)
-exponential   exp(-z)                                -y exp(-z)             exp(max(-y lo, -y hi))
-logistic      log(1 + exp(-z))                       -y sigmoid(-z)         max sigma(z)(1 - sigma(z)),
-                                                                            z = y F, F in [lo, hi]
-============  =====================================  ====================  ===========================
+===========  ===================================  ===========================  ==================================
+name         l(F, y)                              l'(F, y)                     sup l'' on F in [lo, hi]
+===========  ===================================  ===========================  ==================================
+squared      ``r^2 / 2``                          ``r``                        1
+huber        ``r^2/2`` if ``|r| <= delta``,       ``clip(r, -delta, delta)``   1 if ``[lo, hi]`` meets
+             ``delta (|r| - delta/2)`` otherwise                               ``(y - delta, y + delta)``, else 0
+absolute     ``|r|``                              ``sign(r)`` (a subgradient)  inf (non-smooth)
+exponential  ``exp(-z)``                          ``-y exp(-z)``               ``exp(max(-y lo, -y hi))``
+logistic     ``log(1 + exp(-z))``                 ``-y sigmoid(-z)``           ``max sigma(z)(1 - sigma(z))``,
+                                                                               ``z = y F``, ``F in [lo, hi]``
+===========  ===================================  ===========================  ==================================
 
 001 (section 3.4) gives the same bounds: 2 for ``(F - y)^2``, ``e^beta`` for the exponential
 and ``1/4`` for the logistic loss. For the absolute loss ``gradient`` returns a subgradient:
@@ -94,12 +94,15 @@ class PointwiseLoss(ABC):
         """Per example, an upper bound on ``d^2 l / dF^2`` over ``F in [lo, hi]`` (inf if none)."""
 
     def value(self, F, y, sample_weight=None) -> float:
+        """``L(F) = sum_i p_i l(F_i, y_i)`` with ``p = s / sum s`` (uniform without weights)."""
         return float(_probabilities(y, sample_weight) @ self.pointwise(F, y))
 
     def gradient(self, F, y, sample_weight=None) -> np.ndarray:
+        """``grad L(F)_i = p_i l'(F_i, y_i)``."""
         return _probabilities(y, sample_weight) * self.derivative(F, y)
 
     def smoothness(self, y, lo, hi, sample_weight=None) -> float:
+        """``C = max_i p_i sup_{F in [lo, hi]} l''(F, y_i)``: the l2 Lipschitz constant of ``grad L`` on the box."""
         curv = np.broadcast_to(self.curvature(y, lo, hi), y.shape)
         return float(np.max(_probabilities(y, sample_weight) * curv))
 
@@ -133,8 +136,11 @@ class HuberLoss(PointwiseLoss):
         self.delta = float(delta)
 
     def pointwise(self, F, y):
+        # b (a - b/2) with b = min(a, delta): a^2/2 up to delta, delta (a - delta/2) beyond, without
+        # squaring the residuals of the linear part (a^2 overflows for a > 1.3e154 where the loss does not)
         a = np.abs(F - y)
-        return np.where(a <= self.delta, 0.5 * a * a, self.delta * (a - 0.5 * self.delta))
+        b = np.minimum(a, self.delta)
+        return b * (a - 0.5 * b)
 
     def derivative(self, F, y):
         return np.clip(F - y, -self.delta, self.delta)
@@ -175,10 +181,12 @@ class ExponentialLoss(PointwiseLoss):
         return -y * np.exp(-y * F)
 
     def curvature(self, y, lo, hi):
-        return np.exp(np.maximum(-y * lo, -y * hi))
+        with np.errstate(over="ignore"):  # beyond exp's range the bound is inf: not smooth there
+            return np.exp(np.maximum(-y * lo, -y * hi))
 
     @staticmethod
     def probability(F):
+        """``P(y = +1 | F) = sigmoid(2F)``: the exponential loss is minimised at half the log-odds."""
         return expit(2.0 * F)
 
 
@@ -203,6 +211,7 @@ class LogisticLoss(PointwiseLoss):
 
     @staticmethod
     def probability(F):
+        """``P(y = +1 | F) = sigmoid(F)``: ``F`` is the log-odds."""
         return expit(F)
 
 

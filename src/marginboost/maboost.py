@@ -135,6 +135,7 @@ class SparsePenalty:
 
 
 def _no_penalty(eta: float, edge: float, mass: float) -> float:
+    """``alpha_t = 0``: no l1 factor (every variant but SparseBoost)."""
     return 0.0
 
 
@@ -180,7 +181,8 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
                         keep_distributions: bool = False, max_time: float | None = None) -> MABoostResult:
     """Run Algorithm 1 of 002 with ``parts`` for at most ``max_iter`` weak-learner calls.
 
-    Stops early when the weak learner returns an edge ``<= 0`` ('no_edge': nothing to add),
+    Stops early when the weak learner returns an edge ``<= 0`` or one whose step ``eta_t`` is 0
+    ('no_edge': nothing to add),
     when SparseBoost's weights all vanish ('zero_weights') or after ``max_time`` seconds
     ('max_time'). An edge of 1 does not stop it: with l2 the examples of weight 0 may still be
     misclassified. ``KeyboardInterrupt``: the rounds completed ('interrupted', :mod:`.interrupts`).
@@ -210,6 +212,9 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
                 status = "no_edge"
                 break
             eta = float(parts.step(t, edge, mass))
+            if not eta > 0.0:  # an edge lost in rounding (or a step underflowing): nothing to add either
+                status = "no_edge"
+                break
             alpha = float(parts.penalty(eta, edge, mass))
             base = mirror(x) if parts.update == "active" else theta
             theta = base - eta * u

@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_array, column_or_1d, validate_data
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from .bregman import REGULARIZERS
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
@@ -32,6 +32,7 @@ from .interrupts import warn_interrupted
 from .maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
 from .model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from .multiclass import one_vs_rest, per_class
+from .sample_weights import relative_sample_weight
 from .weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
@@ -86,8 +87,8 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
             mask = check_secondary_mask(mask, X.shape[0])
         weights = None
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-            keep = sample_weight > 0  # not all False: _check_sample_weight rejects all zeros
+            # max < 1 (no overflow in the scaling to sum m); not all False: sklearn rejects all zeros
+            sample_weight, keep = relative_sample_weight(sample_weight, X)
             if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
                 X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
                 mask = None if mask is None else mask[keep]

@@ -210,10 +210,12 @@ class Real:
         self.low, self.finite = low, finite
 
     def encode(self, value):
+        """The JSON value: a number, or 'inf' / '-inf' / 'nan' when not ``finite``."""
         value = float(value)
         return value if math.isfinite(value) or self.finite else str(value)
 
     def decode(self, value, where: str, n_hypotheses: int) -> float:
+        """The float ``value`` (at ``where`` in the file) stands for; :class:`ModelFileError` if out of range."""
         if not self.finite and value in ("inf", "-inf", "nan"):
             return float(value)
         return float(read_number(value, where, low=self.low))
@@ -223,9 +225,11 @@ class Count:
     """An integer >= 0."""
 
     def encode(self, value):
+        """The JSON value: an int."""
         return int(value)
 
     def decode(self, value, where: str, n_hypotheses: int) -> int:
+        """The integer >= 0 ``value`` (at ``where`` in the file) holds; :class:`ModelFileError` otherwise."""
         return int(read_number(value, where, integer=True, low=0))
 
 
@@ -233,9 +237,11 @@ class Text:
     """A string."""
 
     def encode(self, value):
+        """The JSON value: a string."""
         return str(value)
 
     def decode(self, value, where: str, n_hypotheses: int) -> str:
+        """``value`` if it is a string (at ``where`` in the file); :class:`ModelFileError` otherwise."""
         require(isinstance(value, str), f"{where} must be a string, got {type(value).__name__}")
         return value
 
@@ -247,9 +253,11 @@ class Vector:
         self.simplex = simplex
 
     def encode(self, value):
+        """The JSON value: a list of floats."""
         return np.asarray(value, dtype=np.float64).tolist()
 
     def decode(self, value, where: str, n_hypotheses: int) -> np.ndarray:
+        """The float64 array of ``n_hypotheses`` finite numbers (on the simplex if ``simplex``); :class:`ModelFileError` otherwise."""
         arr = read_numbers(value, where, n_hypotheses)
         if self.simplex:
             require(bool(np.all(arr >= 0.0)) and abs(arr.sum() - 1.0) <= 1e-6,
@@ -261,9 +269,11 @@ class Codes:
     """Rows of +1/-1, one column per hypothesis (int8)."""
 
     def encode(self, value):
+        """The JSON value: a list of rows of +1/-1."""
         return np.asarray(value).tolist()
 
     def decode(self, value, where: str, n_hypotheses: int) -> np.ndarray:
+        """The int8 array of rows of ``n_hypotheses`` entries +1/-1; :class:`ModelFileError` otherwise."""
         require(isinstance(value, list), f"{where} must be a list of rows, got {type(value).__name__}")
         rows = [read_numbers(row, f"{where} row {i}", n_hypotheses, integer=True) for i, row in enumerate(value)]
         codes = np.array(rows, dtype=np.int64).reshape(len(rows), n_hypotheses)

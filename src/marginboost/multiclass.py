@@ -15,8 +15,8 @@ the binary one, with the same fitted attributes.
   class must have an example of positive weight.
 * ``decision_function`` (decorated with :func:`per_class`) returns shape ``(n, K)``, column k
   the decision value of model k; ``staged_decision_function`` yields ``(n, K)`` per round, for
-  as many rounds as the longest-running class (a class that stopped earlier keeps its final
-  value).
+  as many rounds as the longest-running class (a class that stopped earlier, or made no update
+  at all, keeps its final value; nothing if no class made one).
 * ``predict_proba``, where the binary model has one: ``P(k | x) = p_k / sum_j p_j`` with
   ``p_k`` model k's probability of its label 1 (uniform where every ``p_k`` is 0), as
   scikit-learn's ``OneVsRestClassifier`` normalises; see :func:`probabilities`.
@@ -44,8 +44,9 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .sample_weights import relative_sample_weight
 from .weak_learners.shared import share_features
 
 __all__ = ["is_one_vs_rest", "one_vs_rest", "per_class", "predicted_index", "probabilities", "summarise"]
@@ -71,12 +72,25 @@ def one_vs_rest(fit=None, *, labels: tuple = ()):
     def fit_classes(self, *args, **kwargs):
         arguments = signature.bind(self, *args, **kwargs).arguments
         del arguments["self"]
-        if not _multiclass(arguments.get("y"), [arguments.get(name) for name in labels]):
-            self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
-            return fit(self, *args, **kwargs)
-        return _fit_one_vs_rest(self, fit, arguments, labels)
+        try:
+            if not _multiclass(arguments.get("y"), [arguments.get(name) for name in labels]):
+                self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
+                return fit(self, *args, **kwargs)
+            return _fit_one_vs_rest(self, fit, arguments, labels)
+        except BaseException:
+            # A fit that raises (bad input, SolverError, Ctrl-C before the first round) must not
+            # leave attributes that pass check_is_fitted: classes_ and n_features_in_ are set
+            # before the loop, and an earlier fit's model would mix with them.
+            _forget_fit(self)
+            raise
 
     return fit_classes
+
+
+def _forget_fit(est) -> None:
+    """Delete every fitted attribute (public, ending in ``_``) of ``est``."""
+    for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
+        delattr(est, name)
 
 
 def _multiclass(y, extra) -> bool:
@@ -93,15 +107,13 @@ def _multiclass(y, extra) -> bool:
 
 def _fit_one_vs_rest(est, fit, arguments: dict, labels: tuple):
     est._validate_params()
-    # Attributes of an earlier fit (binary or not) must not outlive this one.
-    for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
-        delattr(est, name)
+    _forget_fit(est)  # attributes of an earlier fit (binary or not) must not outlive this one
     X, y = validate_data(est, arguments.pop("X"), arguments.pop("y"), dtype=est._fit_dtype, y_numeric=False)
     check_classification_targets(y)
     extra = {name: column_or_1d(arguments[name]) for name in labels if arguments.get(name) is not None}
     classes = np.unique(np.concatenate([y, *extra.values()]) if extra else y)
     if arguments.get("sample_weight") is not None and not extra:
-        positive = _check_sample_weight(arguments["sample_weight"], X, ensure_non_negative=True) > 0
+        _, positive = relative_sample_weight(arguments["sample_weight"], X)
         empty = [c for c in classes.tolist() if not positive[y == c].any()]
         if empty:
             raise ValueError(f"every class needs an example of positive sample_weight; none has class(es) "
@@ -150,7 +162,11 @@ def per_class(method):
                 return
             X = _validated(self, X)
             stages = [method(model, X) for model in self.estimators_]
-            last = [next(s) for s in stages]  # every model has a first round
+            last = [next(s, None) for s in stages]
+            if all(v is None for v in last):  # no model has a stage (e.g. FWBoost converged at its start)
+                return
+            # A model with no stage (no update: its model is its start) keeps its final value throughout.
+            last = [model.decision_function(X) if v is None else v for model, v in zip(self.estimators_, last)]
             while True:
                 yield np.column_stack(last)
                 values = [next(s, None) for s in stages]

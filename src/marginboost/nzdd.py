@@ -7,7 +7,7 @@ An NZDD ``G = (V, E, Sigma, psi)`` is a DAG with one root and one leaf whose edg
 sets ``psi(e)`` of ``Sigma = {0, ..., m-1}`` (example indices). A root-to-leaf path ``P``
 represents ``L(P) = union_{e in P} psi(e)`` and ``G`` the family ``L(G) = {L(P)}``.
 
-Storage (CSR-like, O(|V| + |E| + |G|) with ``|G| = sum_e |psi(e)|``): nodes ``0..n_nodes-1``
+Storage (CSR-like, ``O(|V| + |E| + |G|)`` with ``|G| = sum_e |psi(e)|``): nodes ``0..n_nodes-1``
 in topological order, root 0, leaf ``n_nodes - 1``; edges sorted by source, ``src[e] < dst[e]``;
 the labels of edge ``e`` are ``labels[label_ptr[e]:label_ptr[e + 1]]``. Every node lies on a
 root-to-leaf path (:meth:`NZDD.from_edges` trims the others). The oracle needs the labels
@@ -28,7 +28,7 @@ uses give ``e^{eta (d.u + sum d)}``, the distribution of Algorithm 1, which is w
   ``b`` sum to one and ``prod_{e in P} b(e) = exp(sum_P la) / Z`` with ``ln Z = beta(root)``.
 * Algorithm 2: ``z(root) = 1``, ``z(w) = sum_{e=(v,w)} z(v) b(e)``; ``q(e) = z(v) b(e)`` is the
   probability that the path contains ``e``; ``r_i = sum_{e : i in psi(e)} q(e) = Pr[i in S_h]``
-  and the average margin vector is ``E_h[u_h | d] = 2 r - 1``. O(|V| + |E| + |G|).
+  and the average margin vector is ``E_h[u_h | d] = 2 r - 1``. ``O(|V| + |E| + |G|)``.
 * The smoothed objective: ``F(d) = (1/eta) ln sum_h exp(eta d @ u_h) = (beta(root) - eta sum d)/eta``
   with gradient ``grad F(d) = E_h[u_h | d]``.
 
@@ -278,6 +278,7 @@ class NZDD:
     # ------------------------------------------------------------------ structure
     @property
     def n_edges(self) -> int:
+        """Number of edges ``|E|``."""
         return int(self.src.shape[0])
 
     @property
@@ -313,6 +314,7 @@ class NZDD:
                 stack.append((int(self.dst[e]), path + [e]))
 
     def edge_labels(self, e: int) -> np.ndarray:
+        """The label set ``psi(e)`` of edge ``e``: example indices, a view into ``labels``."""
         return self.labels[self.label_ptr[e]:self.label_ptr[e + 1]]
 
     def family(self) -> list[frozenset]:

@@ -23,7 +23,7 @@ labels, ``6pm + 2p`` edges at most, ``O(pm)`` space, ``O(pm log m)`` time (the s
 
 Duplicates (equal ``S`` from other features, the constants of every chain) are merged by
 dropping their cross edges, which removes exactly their paths. Equality is decided by a
-128-bit XOR hash of ``S`` (two independent 64-bit Zobrist keys per example, updated in O(|B_t|)
+128-bit XOR hash of ``S`` (two independent 64-bit Zobrist keys per example, updated in ``O(|B_t|)``
 from cut to cut): two distinct sets collide with probability 2^-128, so all ``n`` paths are
 told apart with probability at least ``1 - n^2 2^-129``. The first occurrence is kept (order:
 features ascending, ``s = +1`` before ``-1``, cuts ascending).
@@ -217,6 +217,7 @@ class StumpNZDD:
         return prob[self.candidate]
 
     def stumps(self, index) -> list[Stump]:
+        """The :class:`~.weak_learners.Stump` objects of the hypotheses (paths) in ``index``."""
         return [Stump(int(self.feature[h]), float(self.threshold[h]), float(self.sign[h])) for h in index]
 
     def predict_matrix(self, X: np.ndarray, index) -> np.ndarray:
@@ -239,7 +240,8 @@ def build_stump_nzdd(X: np.ndarray, y: np.ndarray) -> StumpNZDD:
         raise ValueError("y must take values in {-1, +1}")
     m, p = X.shape
     X, vals, order = presort(X)
-    n_blocks = (1 + np.count_nonzero(np.diff(vals, axis=1), axis=1)).astype(np.int64)
+    # ``!=``, not np.diff: the difference of +-1e308 overflows (to inf, nonzero all the same, but with a warning)
+    n_blocks = (1 + np.count_nonzero(vals[:, 1:] != vals[:, :-1], axis=1)).astype(np.int64)
     rng = np.random.default_rng(_HASH_SEED)
     key1, key2 = rng.integers(0, 2**64, size=(2, m), dtype=np.uint64, endpoint=False)
     n_nodes, src, dst, label_ptr, labels, cross, feature, threshold, sign, h1, h2 = _stump_chains(
@@ -255,7 +257,7 @@ def build_stump_nzdd(X: np.ndarray, y: np.ndarray) -> StumpNZDD:
     keep[cross[first]] = True
     kept_paths = np.zeros(cross.shape[0], dtype=bool)
     kept_paths[first] = True
-    cuts = [np.concatenate([[0], np.flatnonzero(np.diff(v)) + 1, [m]]) for v in vals]
+    cuts = [np.concatenate([[0], np.flatnonzero(v[1:] != v[:-1]) + 1, [m]]) for v in vals]
     soff = np.concatenate([[0], np.cumsum([c.shape[0] for c in cuts])]).astype(np.int64)
     return StumpNZDD((n_nodes, src, dst, label_ptr, labels, m, keep, cross[first]), feature[first], threshold[first], sign[first], p,
                      data_fingerprint(X, y), order, y > 0, np.concatenate(cuts).astype(np.int64), soff,

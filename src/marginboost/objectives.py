@@ -98,12 +98,15 @@ class SoftMargin:
         self.weights = weights
 
     def value(self, q: np.ndarray) -> float:
+        """``rho(q)``: the mean of the ``nu`` smallest margins."""
         return soft_margin(q, self.nu, self.weights)
 
     def distribution(self, q: np.ndarray) -> np.ndarray:
+        """A minimiser ``d in P(m, nu)`` of ``d @ q``: the caps filled in increasing order of ``q``."""
         return soft_margin_distribution(q, self.nu, self.weights)
 
     def stop_tol(self, eps: float) -> float:
+        """``eps``: LPBoost stops at ``min edge - LP value <= eps``."""
         return eps
 
 
@@ -126,7 +129,9 @@ class SmoothedSoftMargin:
         return float(d @ q + relative_entropy_to_uniform(d, self.weights) / self.eta)
 
     def value(self, q: np.ndarray) -> float:
+        """``rho~(q) = min_{d in P(m, nu)} d @ q + Delta(d)/eta``."""
         return self.value_at(q, self.distribution(q))
 
     def stop_tol(self, eps: float) -> float:
+        """``eps/2``: a gap of at most ``eps/2`` gives ``rho(q) >= g - eps`` (000 Lemma 2)."""
         return eps / 2.0

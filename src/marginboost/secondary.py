@@ -33,6 +33,9 @@ from .entropic_master import solve_entropic_master
 from .restricted_lp import RestrictedMasterLP
 
 
+RESOLVABLE_GAP = 100.0  # EntropyRule's default tolerance is at least this many eta-ulps (docstring)
+
+
 @dataclass
 class Candidate:
     """Weights ``w`` over the columns, their margins ``q = U w``, and optionally a distribution.
@@ -57,6 +60,7 @@ class LPRule:
     name = "lp"
 
     def start(self, m: int, nu: float, objective, eps: float) -> None:
+        """Begin a fit: a new restricted master LP over ``m`` examples with cap ``1/nu``, no columns yet."""
         self._lp = RestrictedMasterLP(m, nu, objective.weights)
         self._n_cols = 0
 
@@ -73,7 +77,11 @@ class EntropyRule:
 
     ``tol`` defaults to ``1e-3 * eps``: the rule's inexactness then moves the objective by
     far less than the ``eps/2`` gap at which the scheme stops, and the scheme's own stopping
-    test uses the exact gap of the weights it keeps.
+    test uses the exact gap of the weights it keeps. The default is floored at
+    ``RESOLVABLE_GAP * eta * machine epsilon``: ``d = softmax(-eta q)`` carries a relative error
+    of about ``eta`` ulps, so a smaller gap cannot be certified (at ``eps = 1e-6`` every round
+    ran 500 iterations and warned). At ``eps = 0.01`` the floor is about 1e-11, far below
+    ``1e-3 * eps``.
     """
 
     name = "entropy"
@@ -89,8 +97,10 @@ class EntropyRule:
         self.hessian_sample = hessian_sample
 
     def start(self, m: int, nu: float, objective, eps: float) -> None:
+        """Begin a fit on the smoothed ``objective``; the solve tolerance is ``tol`` or the default above."""
         self._objective = objective
-        self._tol = self.tol if self.tol is not None else 1e-3 * eps
+        resolvable = RESOLVABLE_GAP * objective.eta * np.finfo(np.float64).eps
+        self._tol = self.tol if self.tol is not None else max(1e-3 * eps, resolvable)
         self._w_prev = None
 
     def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
@@ -151,6 +161,7 @@ class CallableRule:
         self.name = getattr(fn, "__name__", "callable")
 
     def start(self, m: int, nu: float, objective, eps: float) -> None:
+        """Nothing to set up: the user function keeps no state of ours."""
         pass
 
     def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:

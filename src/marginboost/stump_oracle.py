@@ -12,7 +12,7 @@ positives/negatives and ``D_t = sum_{b <= t} (N(B_b) - P(B_b))``, the log-weight
 and with ``p_t = exp(L_t - R)/Z`` (``R`` a reference, below) an example ``i`` of block ``b``
 lies in the set of cut ``t`` (``s = +1``) iff it is negative and ``t >= b`` or positive and
 ``t < b`` (``s = -1``: the other way round), so with ``pre(b) = sum_{t < b} p_t``,
-``tot = sum_t p_t`` and ``delta(b) = pre_+(b) - pre_-(b)``
+``tot = sum_t p_t`` and ``delta(b) = pre_+(b) - pre_-(b)``::
 
     r_i = Pr[i in S_h | d] = (negative)  tot_+ - delta(b)     (positive)  tot_- + delta(b)
 

@@ -6,6 +6,8 @@ Per data set (stratified 70/30 train/test split with ``seed``):
    limited to ``max_time`` seconds (then ``TIMEOUT``); the ``curve_nu`` runs keep curves.
 2. Peers: the naive linprog LPBoost at every ``nu``; AdaBoost, gradient boosting (and XGBoost,
    LightGBM when importable) once.
+   The canon (:mod:`.canon`): SoftBoost at every ``nu``; TotalBoost, AdaBoostV, SmoothBoost,
+   GraphSepBoost and our GBM once, with the same trees and per-fit limit.
 3. Table 3: for each booster of ``cv_boosters``, ``folds``-fold CV on the training part over
    the grid, the best ``nu`` refit on the whole training part (the step-1 run with that ``nu``:
    same data and parameters, so the same fit unless max_time cut it short), error on the test part.
@@ -37,6 +39,7 @@ import numpy as np
 from ..datasets import Dataset
 from ..interrupts import on_interrupt
 from . import metadata as meta
+from .canon import CANON, DEFAULT_CANON, run_canon
 from .figures import make_figures
 from .peers import NAIVE_LPBOOST, PEER_LABELS, SKLEARN_PEERS, available_peers, peer_available
 from .runner import (BOOSTERS, DEFAULT_BOOSTERS, MAX_DEPTH, MAX_ITER, TABLE3_BOOSTERS, TEST_SIZE, Split,
@@ -58,7 +61,7 @@ QUICK = {"datasets": ("heart", "breast_cancer"), "nus": (0.1, 0.3), "folds": 3, 
 
 @on_interrupt("raise")  # Ctrl-C ends the run (finished runs are written), not one fit of it
 def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=None, folds=None, seed=0,
-                  out_dir="bench-results", quick=False, progress=print, *, peers=None, cv_boosters=None,
+                  out_dir="bench-results", quick=False, progress=print, *, peers=None, canon=None, cv_boosters=None,
                   subsample=None, curve_nu=None, max_iter=MAX_ITER, figures=True, budget=None) -> dict:
     """Run the paper's experiments and write Tables 2-3, peers, runs, CV folds and Figs. 1-5.
 
@@ -80,6 +83,8 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
     progress : called with one line of text per finished fit (None: silent).
     peers : keys among 'naive_lpboost', 'adaboost', 'gradient_boosting', 'xgboost', 'lightgbm';
         default every one importable here. Unavailable ones are skipped with a progress note.
+    canon : keys of :data:`~.canon.CANON` (totalboost, softboost, adaboostv, smoothboost,
+        graphsepboost, gbm); default all; ``[]`` runs none.
     cv_boosters : boosters for Table 3; default those of ``boosters`` in the paper's Table 3
         (lpboost, erlpboost, mlpboost_ss).
     subsample : stratified subsample of each data set to this many rows (before the split).
@@ -109,7 +114,11 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
     budget = DEFAULT_BUDGET if budget is None else float(budget)
     folds = DEFAULT_FOLDS if folds is None else int(folds)
     cv_boosters = [b for b in boosters if b in TABLE3_BOOSTERS] if cv_boosters is None else list(cv_boosters)
+    canon = list(DEFAULT_CANON if canon is None else canon)
     _validate(boosters, cv_boosters, nus, folds, max_time, budget)
+    unknown = [c for c in canon if c not in CANON]
+    if unknown:
+        raise ValueError(f"unknown canon boosters {unknown}; known: {sorted(CANON)}")
     if peers is None:
         peers = list(available_peers())
     else:
@@ -126,17 +135,19 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
 
     parameters = {
         "datasets": [d if isinstance(d, str) else d.name for d in datasets], "boosters": boosters,
-        "peers": peers, "cv_boosters": cv_boosters if folds else [], "nus": nus, "eps": eps,
+        "peers": peers, "canon": canon, "cv_boosters": cv_boosters if folds else [], "nus": nus, "eps": eps,
         "max_time": max_time, "budget": None if math.isinf(budget) else budget, "folds": folds, "seed": seed, "subsample": subsample,
         "quick": bool(quick),
         "max_depth": MAX_DEPTH, "test_size": TEST_SIZE, "curve_nu": curve_nu, "max_iter": max_iter,
     }
     results = {"state": "running", "metadata": meta.collect(parameters), "datasets": {}, "runs": [], "cv": [],
                "cv_choice": [], "files": []}
-    timed_fits = (len(boosters) + (NAIVE_LPBOOST in peers)) * len(nus) + len(cv_boosters) * len(nus) * folds
+    canon_fits = sum(len(nus) if CANON[c].uses_nu else 1 for c in canon)
+    timed_fits = ((len(boosters) + (NAIVE_LPBOOST in peers)) * len(nus) + canon_fits
+                  + len(cv_boosters) * len(nus) * folds)
     n_fits = len(datasets) * (len(boosters) * len(nus)
                               + (len(nus) if NAIVE_LPBOOST in peers else 0)
-                              + sum(p in SKLEARN_PEERS for p in peers)
+                              + sum(p in SKLEARN_PEERS for p in peers) + canon_fits
                               + (len(cv_boosters) * len(nus) if folds else 0))
     counter = [0]
 
@@ -157,7 +168,7 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
 
     started = time.perf_counter()
     try:
-        _warm_up(boosters, peers, eps)
+        _warm_up(boosters, peers, canon, eps)
         for i, dataset in enumerate(datasets):
             name = dataset if isinstance(dataset, str) else dataset.name
             split = make_split(dataset, seed, subsample)
@@ -170,6 +181,7 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
                 + f"; {fit_seconds:.3g} s per fit at most")
             _timing_phase(results, split, boosters, peers, nus, eps, fit_seconds, seed, curve_nu, max_iter,
                           tick, save)
+            _canon_phase(results, split, canon, nus, eps, fit_seconds, seed, max_iter, tick, save)
             if folds:
                 _cv_phase(results, split, cv_boosters, nus, folds, eps, fit_seconds, seed, max_iter, tick, save)
             if i < len(datasets) - 1:  # after the last one, the final write below does it
@@ -231,6 +243,17 @@ def _timing_phase(results, split, boosters, peers, nus, eps, max_time, seed, cur
             tick(_line(rec))
 
 
+def _canon_phase(results, split, canon, nus, eps, max_time, seed, max_iter, tick, save):
+    for key in canon:
+        for nu in (nus if CANON[key].uses_nu else [None]):
+            rec = run_canon(key, split, nu, eps, max_time, max_iter, seed)
+            rec["phase"] = "timing"
+            results["runs"].append(rec)
+            save()
+            margin = f", {rec['margin_kind']} margin {rec['margin']:.5f}" if rec["margin"] is not None else ""
+            tick(_line({**rec, "soft_margin": None}) + margin)
+
+
 def _cv_phase(results, split: Split, cv_boosters, nus, folds, eps, max_time, seed, max_iter, tick, save):
     indices = cv_folds(split, folds, seed)
     for key in cv_boosters:
@@ -258,7 +281,7 @@ def _cv_phase(results, split: Split, cv_boosters, nus, folds, eps, max_time, see
         save()
 
 
-def _warm_up(boosters, peers, eps):
+def _warm_up(boosters, peers, canon, eps):
     """Compile/load numba kernels and import solvers on a tiny problem, off the clock."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
@@ -270,3 +293,5 @@ def _warm_up(boosters, peers, eps):
             run_booster(key, split, 0.2, eps, 1.0, curve=True)
         for key in peers:
             run_peer(key, split, 0, 0.2, eps, 1.0)
+        for key in canon:
+            run_canon(key, split, 0.2 if CANON[key].uses_nu else None, eps, 1.0, MAX_ITER, 0)

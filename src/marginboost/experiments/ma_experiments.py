@@ -312,6 +312,8 @@ def _save(fig, path: Path, title: str, meta: dict) -> Path:
 
 
 def make_figures(results: dict, out_dir: Path) -> list[Path]:
+    """Draw the MABoost figures of ``results`` into ``out_dir`` (training error, SparseBoost's sparsity,
+    label noise: PNG files); return their paths. Needs matplotlib."""
     meta, paths = results["metadata"], []
     curves = results["training_error"]
     fig, (ax,) = _figure(1, size=(8.0, 5.0))

@@ -56,6 +56,7 @@ def git_commit() -> str | None:
 
 
 def cpu_model() -> str:
+    """The CPU model name (from /proc/cpuinfo where there is one), for the provenance of timings."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):

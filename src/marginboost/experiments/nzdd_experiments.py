@@ -146,6 +146,7 @@ def _verdict(rows: list[dict], eps: float) -> str:
 
 
 def table2_markdown(results: dict) -> str:
+    """Paper 003's Table 2 from ``results``: seconds to an eps-optimal soft margin per data set and booster."""
     meta = results["metadata"]
     params = meta["parameters"]
     lines = [

@@ -57,6 +57,7 @@ class NaiveLPBoost:
         self.max_time = max_time
 
     def fit(self, X, y):
+        """Run LPBoost on ``(X, y)``, ``y`` in {-1, +1}, re-solving the LP from scratch each round."""
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         m = y.shape[0]
@@ -114,6 +115,7 @@ class NaiveLPBoost:
         return self
 
     def decision_function(self, X) -> np.ndarray:
+        """``sum_j w_j h_j(X)``, in [-1, 1]."""
         X = np.asarray(X, dtype=np.float64)
         score = np.zeros(X.shape[0])
         for wj, h in zip(self.weights_, self.hypotheses_):
@@ -163,6 +165,7 @@ PEER_LABELS = {NAIVE_LPBOOST: "naive LPBoost (linprog)", **{k: v[0] for k, v in 
 
 
 def peer_available(key: str) -> bool:
+    """Whether the peer ``key`` can run here (the naive LPBoost always; the others if their package is installed)."""
     if key == NAIVE_LPBOOST:
         return True
     return key in SKLEARN_PEERS and importlib.util.find_spec(SKLEARN_PEERS[key][2]) is not None

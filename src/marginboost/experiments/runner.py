@@ -61,6 +61,7 @@ TABLE3_BOOSTERS = ("lpboost", "erlpboost", "mlpboost_ss")
 
 
 def label_of(key: str) -> str:
+    """The display label of a booster or peer key (the key itself if unknown)."""
     if key in BOOSTERS:
         return BOOSTERS[key].label
     return PEER_LABELS.get(key, key)
@@ -224,6 +225,7 @@ def run_sklearn_peer(key: str, split: Split, seed: int) -> dict:
 
 
 def run_peer(key: str, split: Split, seed: int, nu: float | None, eps: float, max_time: float | None) -> dict:
+    """Fit the peer ``key`` on ``split`` and return its record (time, rounds, errors) in the fits' CSV layout."""
     if key == NAIVE_LPBOOST:
         return run_naive_lpboost(split, nu, eps, max_time)
     if key in SKLEARN_PEERS:

@@ -130,6 +130,7 @@ def mlpboost_vs_lpboost_rows(results) -> list[dict]:
 
 
 def mlpboost_vs_lpboost_markdown(results) -> str:
+    """The MLPBoost-over-LPBoost time and round ratios as a Markdown section (empty without both)."""
     ratios = mlpboost_vs_lpboost_rows(results)
     if not ratios:
         return ""
@@ -210,6 +211,26 @@ def peers_rows(results) -> list[dict]:
     return rows
 
 
+def canon_rows(results) -> list[dict]:
+    """Every run of the canon (:mod:`.canon`), with LPBoostClassifier's run at the same nu beside SoftBoost."""
+    rows = []
+    for r in _timing_runs(results):
+        if r["kind"] != "canon":
+            continue
+        lp = _find_run(results, r["dataset"], "lpboost", r["nu"]) if r["nu"] is not None else None
+        rows.append({
+            "dataset": r["dataset"], "booster": r["booster"], "label": r["label"], "nu": r["nu"],
+            "rounds": r["rounds"], "status": r["status"], "seconds": r["seconds"],
+            "margin_kind": r["margin_kind"], "margin": r["margin"], "n_hypotheses": r["n_hypotheses"],
+            "train_error": r["train_error"], "test_error": r["test_error"],
+            "lpboost_soft_margin": lp["soft_margin"] if lp else None,
+            "lpboost_seconds": lp["seconds"] if lp else None,
+            "lpboost_test_error": lp["test_error"] if lp else None,
+            "dataset_sha256": r["dataset_sha256"],
+        })
+    return rows
+
+
 def _nu_key(nu) -> str:
     return f"{nu:g}"
 
@@ -277,6 +298,7 @@ def metadata_markdown(results) -> str:
 
 
 def table2_markdown(results) -> str:
+    """Table 2 of paper 000 as Markdown: mean seconds and rounds per data set and booster, the paper's beside."""
     rows = table2_rows(results)
     keys = [k for k in _table2_keys(results) if any(r["booster"] == k for r in rows)]
     head = "| data set | train m x p | paper shape |"
@@ -308,6 +330,7 @@ def table2_markdown(results) -> str:
 
 
 def table3_markdown(results) -> str:
+    """Table 3 of paper 000 as Markdown: CV-chosen nu and test error per data set and booster, then the peers."""
     rows = table3_rows(results)
     boosters = list(dict.fromkeys(r["booster"] for r in rows if r["kind"] == "booster"))
     peers = list(dict.fromkeys(r["booster"] for r in rows if r["kind"] == "peer"))
@@ -423,6 +446,7 @@ def peer_gap_markdown(results) -> str:
 
 
 def peers_markdown(results) -> str:
+    """The peers' times and test errors as Markdown, beside LPBoostClassifier's at the same nu."""
     rows = peers_rows(results)
     out = ["# Peers: time and test error", "",
            "Fitted on the training part. The naive LPBoost re-solves its LP from scratch with "
@@ -442,6 +466,35 @@ def peers_markdown(results) -> str:
                    f"| {_fmt(r['seconds'], '.2f')} | {_fmt(r['lpboost_seconds'], '.2f')} "
                    f"| {_fmt(r['test_error'])} "
                    f"| {_fmt(r['soft_margin'], '.5f')} | {_fmt(r['soft_margin_minus_lpboost'], '+.1e')} |")
+    return "\n".join(out) + "\n"
+
+
+def canon_markdown(results) -> str:
+    """The canon's table as Markdown: rounds, status, time, margin and test error per data set and
+    booster, with LPBoostClassifier's soft margin, time and test error at the same nu beside."""
+    rows = canon_rows(results)
+    out = ["# The margin-boosting canon: time, margin and test error", "",
+           "TotalBoost, SoftBoost, AdaBoostV, SmoothBoost, GraphSepBoost and our GBM on the same training "
+           "and test parts as Tables 2 and 3, with the same depth-2 trees and per-fit time limit. The margin "
+           "is the one the algorithm maximises: soft (at nu) for SoftBoost, beside LPBoostClassifier's soft "
+           "margin, time and test error at the same nu (both solve the soft-margin problem to eps); hard "
+           "(the minimum normalised margin) for TotalBoost, AdaBoostV and SmoothBoost; none for "
+           "GraphSepBoost and GBM. The greedy trees are not an exact weak learner, so SoftBoost's and "
+           "LPBoost's soft margins may differ by more than eps. Status: TIMEOUT is the time limit; otherwise "
+           "each algorithm's own stop (AdaBoostV: margin certified >= min edge - eps; MAX_ITER for "
+           "SmoothBoost: its round bound reached; for GBM: its 100 trees; GraphSepBoost: 'separated' "
+           "or 'no_progress').", "",
+           metadata_markdown(results), "",
+           "| data set | booster | nu | rounds | status | seconds | margin | test error | LPBoost soft margin "
+           "| LPBoost seconds | LPBoost test error |", "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        status = f"**{r['status']}**" if r["status"] == "TIMEOUT" else r["status"]
+        nu = f"{_nu_key(r['nu'])}m" if r["nu"] is not None else "-"
+        margin = f"{r['margin']:.5f} ({r['margin_kind']})" if r["margin"] is not None else "-"
+        out.append(f"| {r['dataset']} | {r['label']} | {nu} | {_fmt(r['rounds'], 'd')} | {status} "
+                   f"| {_fmt(r['seconds'], '.2f')} | {margin} | {_fmt(r['test_error'])} "
+                   f"| {_fmt(r['lpboost_soft_margin'], '.5f')} | {_fmt(r['lpboost_seconds'], '.2f')} "
+                   f"| {_fmt(r['lpboost_test_error'])} |")
     return "\n".join(out) + "\n"
 
 
@@ -473,6 +526,7 @@ def atomic_write(path: Path, text: str) -> Path:
 
 
 def csv_text(rows, fields, metadata) -> str:
+    """CSV of ``rows`` (dicts) over ``fields``, after a ``# metadata: {...}`` JSON comment line."""
     buf = io.StringIO()
     buf.write("# metadata: " + json.dumps(jsonable(metadata), sort_keys=True) + "\n")
     writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")
@@ -486,19 +540,23 @@ def csv_text(rows, fields, metadata) -> str:
 RUN_FIELDS = ("dataset", "kind", "phase", "booster", "label", "nu", "nu_count", "eps", "max_time", "m_train",
               "m_test", "p", "rounds", "status", "seconds", "loop_seconds", "weak_learner_seconds",
               "solver_seconds", "soft_margin", "gap", "n_hypotheses", "n_nonzero", "n_secondary_updates",
-              "train_error", "test_error", "dataset_sha256")
+              "train_error", "test_error", "margin_kind", "margin", "dataset_sha256")
+CANON_FIELDS = ("dataset", "booster", "label", "nu", "rounds", "status", "seconds", "margin_kind", "margin",
+                "n_hypotheses", "train_error", "test_error", "lpboost_soft_margin", "lpboost_seconds",
+                "lpboost_test_error", "dataset_sha256")
 CV_FIELDS = ("dataset", "booster", "nu", "fold", "m_fold_train", "rounds", "status", "seconds", "error")
 
 
 def write_tables(results, out_dir) -> list[Path]:
-    """Write table2/table3/peers as .md/.csv/.json, runs.csv, cv.csv and results.json."""
+    """Write table2/table3/peers/canon as .md/.csv/.json, runs.csv, cv.csv and results.json."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"metadata": results["metadata"], "datasets": results["datasets"], "state": results["state"]}
     written = []
     for name, rows_fn, md_fn, fields in (("table2", table2_rows, table2_markdown, TABLE2_FIELDS),
                                         ("table3", table3_rows, table3_markdown, TABLE3_FIELDS),
-                                        ("peers", peers_rows, peers_markdown, PEERS_FIELDS)):
+                                        ("peers", peers_rows, peers_markdown, PEERS_FIELDS),
+                                        ("canon", canon_rows, canon_markdown, CANON_FIELDS)):
         rows = rows_fn(results)
         written.append(atomic_write(out / f"{name}.md", md_fn(results)))
         written.append(atomic_write(out / f"{name}.csv", csv_text(rows, fields, meta)))

@@ -58,6 +58,7 @@ class Bins:
 
     @property
     def width(self) -> int:
+        """``W = max(n_bins)``, the width of the padded arrays."""
         return int(self.lower.shape[1])
 
 
@@ -71,10 +72,12 @@ class BinnedFeatures:
 
     @property
     def thresholds(self) -> np.ndarray:
+        """``bins.thresholds``: (p, W), ``[j, b]`` separates bin b from b+1."""
         return self.bins.thresholds
 
     @property
     def upper(self) -> np.ndarray:
+        """``bins.upper``: (p, W), the largest training value in each bin."""
         return self.bins.upper
 
 
@@ -182,7 +185,7 @@ def pad_thresholds(thresholds, p: int, max_bins: int) -> tuple[np.ndarray, np.nd
     for j, t in enumerate(rows):
         if t.shape[0] > max_bins - 1:
             raise ValueError(f"thresholds[{j}] has {t.shape[0]} values; at most max_bins - 1 = {max_bins - 1}")
-        if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+        if not np.all(np.isfinite(t)) or np.any(t[1:] <= t[:-1]):  # not np.diff: +-1e308 apart overflows
             raise ValueError(f"thresholds[{j}] must be finite and strictly increasing")
     n_bins = np.array([t.shape[0] + 1 for t in rows], dtype=np.int64)
     width = int(n_bins.max(initial=1))

@@ -215,10 +215,12 @@ class DecisionTree(Hypothesis):
 
     @property
     def node_count(self) -> int:
+        """Number of nodes, leaves included."""
         return int(self.feature.shape[0])
 
     @property
     def depth(self) -> int:
+        """Length of the longest root-to-leaf path (0 for a single leaf)."""
         depths = np.zeros(self.node_count, dtype=np.int64)
         for k in range(self.node_count):  # children always come after their parent
             if self.feature[k] >= 0:

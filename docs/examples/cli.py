@@ -1,0 +1,25 @@
+"""The command line, run here through its entry point ``marginboost.cli.main``.
+
+In a shell the same calls read ``marginboost datasets``, ``marginboost fit ...`` and
+``marginboost predict ...``.
+"""
+import numpy as np
+from sklearn.datasets import load_breast_cancer
+
+from marginboost.cli import main
+
+# a CSV file of our own: features, then the label in the last column
+X, y = load_breast_cancer(return_X_y=True)
+np.savetxt("cancer.csv", np.column_stack([X, y]), delimiter=",", fmt="%.6g")
+
+assert main(["datasets"]) == 0
+print()
+assert main(["fit", "--data", "cancer.csv", "--booster", "mlpboost", "--nu", "0.1", "--eps", "0.05",
+             "--secondary", "newton", "--model", "cancer.json"]) == 0
+print()
+assert main(["fit", "--data", "cancer.csv", "--booster", "gbm", "--max-depth", "2",
+             "--param", "n_estimators=50"]) == 0
+print()
+assert main(["predict", "--data", "cancer.csv", "--model", "cancer.json", "--output", "predictions.txt"]) == 0
+predicted = np.loadtxt("predictions.txt")
+print(f"training accuracy of the saved model: {np.mean(predicted == y):.3f}")

@@ -1,0 +1,28 @@
+"""``sample_weight`` as every estimator of the package reads it: relative to its largest entry.
+
+Only the ratios of the weights matter (each estimator rescales them, to mean 1 or to sum
+``m``). Scaling the largest entry into [1/2, 1) first keeps that rescaling finite: a sum or
+mean of weights near the float maximum overflows to inf (and the weights then to 0 or NaN),
+and a weight that is positive but below ``2^-1074`` times the largest one is not representable
+relative to it. Such a weight underflows to 0 here, and its example counts as one of weight 0
+(left out), as it would in exact arithmetic to within ``1e-308`` of its share. The scale is a
+power of two, so every other weight keeps its bits, and so do the estimators' own rescalings:
+ordinary weights give the same fit as before this step, bit for bit.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import _check_sample_weight
+
+__all__ = ["relative_sample_weight"]
+
+
+def relative_sample_weight(sample_weight, X) -> tuple[np.ndarray, np.ndarray]:
+    """``sample_weight`` checked (one finite value >= 0 per row of ``X``) and scaled by the power
+    of two that brings its largest entry into [1/2, 1), with the mask of the examples of positive
+    weight after that scaling."""
+    s = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+    top = s.max() if s.shape[0] else 0.0
+    if top > 0.0:
+        s = np.ldexp(s, -int(np.frexp(top)[1]))
+    return s, s > 0.0
