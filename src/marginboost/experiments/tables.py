@@ -196,16 +196,14 @@ def table3_rows(results) -> list[dict]:
 def peers_rows(results) -> list[dict]:
     """Every peer run, with LPBoostClassifier's soft margin and time at the same nu beside it."""
     rows = []
-    for r in _timing_runs(results):
-        if r["kind"] != "peer":
-            continue
-        lp = _find_run(results, r["dataset"], "lpboost", r["nu"]) if r["nu"] is not None else None
-        diff = (r["soft_margin"] - lp["soft_margin"]) if lp and r["soft_margin"] is not None else None
+    for r, lp in _beside_lpboost(results, "peer"):
+        both = lp["soft_margin"] is not None and r["soft_margin"] is not None
+        diff = r["soft_margin"] - lp["soft_margin"] if both else None
         rows.append({
             "dataset": r["dataset"], "booster": r["booster"], "label": r["label"], "nu": r["nu"],
             "rounds": r["rounds"], "status": r["status"], "seconds": r["seconds"], "test_error": r["test_error"],
-            "soft_margin": r["soft_margin"], "lpboost_soft_margin": lp["soft_margin"] if lp else None,
-            "soft_margin_minus_lpboost": diff, "lpboost_seconds": lp["seconds"] if lp else None,
+            "soft_margin": r["soft_margin"], "lpboost_soft_margin": lp["soft_margin"],
+            "soft_margin_minus_lpboost": diff, "lpboost_seconds": lp["seconds"],
             "dataset_sha256": r["dataset_sha256"],
         })
     return rows
@@ -214,21 +212,28 @@ def peers_rows(results) -> list[dict]:
 def canon_rows(results) -> list[dict]:
     """Every run of the canon (:mod:`.canon`), with LPBoostClassifier's run at the same nu beside SoftBoost."""
     rows = []
-    for r in _timing_runs(results):
-        if r["kind"] != "canon":
-            continue
-        lp = _find_run(results, r["dataset"], "lpboost", r["nu"]) if r["nu"] is not None else None
+    for r, lp in _beside_lpboost(results, "canon"):
         rows.append({
             "dataset": r["dataset"], "booster": r["booster"], "label": r["label"], "nu": r["nu"],
             "rounds": r["rounds"], "status": r["status"], "seconds": r["seconds"],
             "margin_kind": r["margin_kind"], "margin": r["margin"], "n_hypotheses": r["n_hypotheses"],
             "train_error": r["train_error"], "test_error": r["test_error"],
-            "lpboost_soft_margin": lp["soft_margin"] if lp else None,
-            "lpboost_seconds": lp["seconds"] if lp else None,
-            "lpboost_test_error": lp["test_error"] if lp else None,
-            "dataset_sha256": r["dataset_sha256"],
+            "lpboost_soft_margin": lp["soft_margin"], "lpboost_seconds": lp["seconds"],
+            "lpboost_test_error": lp["test_error"], "dataset_sha256": r["dataset_sha256"],
         })
     return rows
+
+
+_NO_RUN = {"soft_margin": None, "seconds": None, "test_error": None}
+
+
+def _beside_lpboost(results, kind):
+    """``(run, LPBoostClassifier's run on its data set at its nu)`` for every timing run of
+    ``kind``; the LPBoost side is all None where the run has no nu or LPBoost did not run there."""
+    for r in _timing_runs(results):
+        if r["kind"] == kind:
+            lp = _find_run(results, r["dataset"], "lpboost", r["nu"]) if r["nu"] is not None else None
+            yield r, lp or _NO_RUN
 
 
 def _nu_key(nu) -> str:
