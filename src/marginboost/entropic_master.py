@@ -53,8 +53,8 @@ _HESSIAN_BLOCK = 8192  # rows per block: the gathered block stays small next to 
 def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
     """Minus the Hessian of ``rho~(U w)`` in the support's coordinates (positive semidefinite).
 
-    It is ``eta * sum_{i in F} c_i (u_i - mu)(u_i - mu)^T`` with ``c_i = d_i`` and ``mu`` their ``c``-weighted mean (the margins ``u_i`` restricted to the
-    support). Examples with ``d_i <= cutoff * max(d)`` are left out of ``F``: their curvature
+    It is ``eta * sum_{i in F} c_i (u_i - mu)(u_i - mu)^T`` with ``c_i = d_i`` and ``mu`` their
+    ``c``-weighted mean (the margins ``u_i`` restricted to the support). Examples with ``d_i <= cutoff * max(d)`` are left out of ``F``: their curvature
     ``eta d_i`` is negligible, and the sum costs ``|F| t^2``. When more than ``sample``
     examples remain, the sum is estimated from ``sample`` of them drawn in proportion to ``d``
     by systematic sampling (deterministic: evenly spaced points on the cumulative weights),
@@ -77,9 +77,10 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
         total = c.sum()
         mean = np.zeros(k)
         for lo in range(0, rows.size, _HESSIAN_BLOCK):
-            block = U[np.ix_(rows[lo : lo + _HESSIAN_BLOCK], support)]
-            mean += c[lo : lo + _HESSIAN_BLOCK] @ block
-            block *= np.sqrt(c[lo : lo + _HESSIAN_BLOCK])[:, None]
+            part = slice(lo, lo + _HESSIAN_BLOCK)
+            block = U[np.ix_(rows[part], support)]
+            mean += c[part] @ block
+            block *= np.sqrt(c[part])[:, None]
             H = dsyrk(1.0, block, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
         H = np.triu(H) + np.triu(H, 1).T
         mean /= total

@@ -110,6 +110,7 @@ class EntropyRule:
         else:  # the previous optimum, zero on the new column: Newton then adds it if it helps
             w0 = np.zeros(t)
             w0[: self._w_prev.shape[0]] = self._w_prev
+        # The last gap (an m x t product) serves only the inexact-solve warning below.
         res = solve_entropic_master(U, self._objective, w0, self._tol, self.max_iter, self.hessian_cutoff,
                                    self.line_search_rtol, self.hessian_sample, final_gap=self.warn_inexact)
         if not res.converged and self.warn_inexact:

@@ -72,11 +72,6 @@ CANON = {
 DEFAULT_CANON = tuple(CANON)
 
 
-def canon_label(key: str) -> str:
-    """The display label of the canon booster ``key`` (a key of :data:`CANON`)."""
-    return CANON[key].label
-
-
 def run_canon(key: str, split: Split, nu: float | None, eps: float, max_time: float | None, max_iter: int,
               seed: int) -> dict:
     """Fit canon booster ``key`` (``nu`` a fraction of m_train, or None) on the training part; one record."""
