@@ -112,6 +112,38 @@ def test_unrolled_oracle_equals_generic_dp_on_long_chains(seed):
             assert value == pytest.approx(value_ref, rel=1e-12)
 
 
+@pytest.mark.parametrize("eta", [37.5, 2.4e3, 1e5])
+def test_unrolled_oracle_restarts_match_generic_dp(eta):
+    """m = 3000: chains of more than one 256-cut segment, long blocks of ties (a binary and a
+    5-valued feature) across which the log-weight drifts past the span (restarts inside a
+    block), and d concentrated on a few examples (single factors beyond the span)."""
+    rng = np.random.default_rng(11)
+    m = 3000
+    X = np.column_stack([rng.normal(size=m), rng.integers(0, 2, m), rng.integers(0, 5, m),
+                         np.round(rng.normal(size=m), 2)])
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + rng.normal(size=m) > 0.3, 1.0, -1.0)
+    S = build_stump_nzdd(X, y)
+    spiky = rng.dirichlet(np.full(m, 0.3))
+    spiky[rng.choice(m, 5, replace=False)] += 0.2
+    for d in (np.full(m, 1.0 / m), rng.dirichlet(np.ones(m)), spiky / spiky.sum()):
+        g, value = S.average_margin(d, eta)
+        g_ref, value_ref = S.nzdd.average_margin(d, eta)
+        np.testing.assert_allclose(g, g_ref, rtol=0, atol=1e-10)
+        assert value == pytest.approx(value_ref, rel=1e-12)
+        # Each path's weight to 1e-9 relative; weights below e^-550 may be set to 0 (stump_oracle).
+        w = S.hypothesis_weights(d, eta)
+        np.testing.assert_allclose(w, S.nzdd.marginals(d, eta)[0][S.path_edge], rtol=1e-9, atol=1e-230)
+
+
+def test_oracle_exponentials_are_within_two_ulp():
+    """The table's vectorised exp(+-x) (even/odd Taylor split, no division) against libm."""
+    from marginboost.stump_oracle import _example_table
+    x = np.random.default_rng(2).uniform(-340.0, 340.0, 100_000)
+    rec = _example_table(1.0, x, np.ones_like(x))[0]
+    for got, want in ((rec[:, 2], np.exp(x)), (rec[:, 3], np.exp(-x))):
+        assert np.max(np.abs(got - want) / np.spacing(want)) <= 2.5
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 7), st.integers(1, 10), st.integers(0, 2**32 - 1), st.sampled_from([1.0, 1e3, 1e6]))
 def test_weight_pushing_preserves_path_weights(m, n, seed, scale):

@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from .nzdd import NZDD, check_distribution
-from .stump_oracle import chain_kinds, stump_average_margin, stump_max_edge
+from .stump_oracle import cut_codes, stump_average_margin, stump_max_edge
 from .weak_learners.stumps import Stump, midpoint, presort
 
 __all__ = ["StumpNZDD", "build_margins_nzdd", "build_stump_nzdd", "data_fingerprint"]
@@ -197,7 +197,8 @@ class StumpNZDD:
 
     @cached_property
     def _tables(self):
-        return (self.order, self.pos, self.starts, self.soff, self.keep, chain_kinds(self.keep, self.soff),
+        return (self.order, self.pos, self.starts, self.soff, self.keep,
+                cut_codes(self.order, self.starts, self.soff, self.keep),
                 np.where(self.pos, -1.0, 1.0))
 
     def average_margin(self, d: np.ndarray, eta: float) -> tuple[np.ndarray, float]:

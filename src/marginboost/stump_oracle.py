@@ -3,7 +3,7 @@
 On the stump NZDD (:mod:`.nzdd_stumps`) weight pushing and the forward pass of Algorithm 2
 have closed forms along each chain, so this kernel computes exactly what
 :meth:`.nzdd.NZDD.marginals` computes, in one sweep along each presorted feature and with
-about ``m + 2pm/256`` exponentials instead of O(pm). For feature ``j`` with blocks
+about ``2m + 2pm/256`` exponentials instead of O(pm). For feature ``j`` with blocks
 ``B_1..B_k`` of tied values, ``x_i = 2 eta d_i``, ``P``/``N`` the sums of ``x`` over
 positives/negatives and ``D_t = sum_{b <= t} (N(B_b) - P(B_b))``, the log-weights of cut ``t`` are
 
@@ -18,35 +18,40 @@ lies in the set of cut ``t`` (``s = +1``) iff it is negative and ``t >= b`` or p
 
 and ``E[u_i | d] = 2 r_i - 1``. Per example only ``sum_j delta_j(b_j(i))`` is scattered (one
 add, no label lookup); the per-feature constants ``tot_+-`` are added once at the end.
-Duplicate cuts (``keep`` false) get ``p_t = 0``; on most features only the two constant cuts
-are duplicates, and the per-cut ``keep`` test is skipped there.
+Duplicate cuts (``keep`` false) get ``p_t = 0``: a code per presorted position
+(:func:`cut_codes`: does a block end here, and is its cut kept for ``s = +1`` / ``-1``)
+multiplies the running value by 0 or 1, so the loop has no data-dependent branch.
 
 Exponentials, segments and the reference. Along a feature ``exp(L_t - R)`` is the previous
-cut's value times ``exp(+-sx)`` over block ``t`` (``sx = x`` on negatives, ``-x`` on
-positives; one exp per example per call). The cuts are taken in segments of at most
-``_SEGMENT`` cuts and ``_SPAN / max|x|`` examples, so the log-weight moves by at most ``w <=
-_SPAN`` along one. At a segment's first cut ``a = L_t - R`` is computed exactly and
-exponentiated; the segment's later values are ``base * rel``, ``rel`` the running product of
+cut's value times ``exp(+-sx_i)`` over the examples of block ``t`` (``sx = x`` on negatives,
+``-x`` on positives; one exp per example per call). At a restart ``a = L - R`` is computed
+exactly and exponentiated; the later values are ``base * rel``, ``rel`` the running product of
 the factors from ``exp(a - base_log)``, with ``base = exp(a)`` if ``a >= -700``, ``exp(-700)`` if
-``-700 - w <= a < -700`` (``rel`` in ``[exp(-2w), exp(w)]``: never subnormal, never
-overflowing) and 0 if ``a < -700 - w`` (the whole segment is below ``exp(-700)``, set to 0 as in
-``nzdd._push``). The relative error of a value is at most ~``(segment examples + _SEGMENT) 3u``
-(``u = 2^-53``), ~1e-13. ``R`` is an integer, raised when an exact ``a`` exceeds 0 to
-``ceil(L_t + _HEADROOM)`` (what was accumulated is rescaled by ``exp(R_old - R_new)``, O(m), at
-most ``eta / _HEADROOM + 1`` times a call), so values stay below ``exp(_SPAN)``, ``Z`` cannot
-overflow, and no first pass for the maximum is needed. Cuts more than ``700 - _HEADROOM``
-below the maximum may be set to 0, which changes ``r`` by less than ``2pm e^-550``.
+``-700 - _SPAN <= a < -700`` and 0 below (the values until the next restart are below
+``exp(-700)``, set to 0 as in ``nzdd._push``). A restart happens at the end of the block
+holding the ``_SEGMENT``-th cut since the last one, and wherever the log-drift since the last
+restart, ``q |n - n_0|`` (below), exceeds ``_SPAN``: so ``rel`` stays within ``exp(+-_SPAN)`` of
+its start (never subnormal, never overflowing) wherever it is used. A drift past the span
+inside a block of ties (whose interior values are unused) only zeroes ``base`` and moves the
+restart to the block's end. A factor is clamped at ``exp(+-700)``; ``700 > 2 _SPAN``, so a
+clamped factor always triggers a restart and is never used. The relative error of a value
+is at most ~``(examples since the restart + _SEGMENT) 3u`` (``u = 2^-53``), ~1e-13. ``R`` is
+an integer, raised when an exact ``a`` at a cut exceeds 0 to ``ceil(L_t + _HEADROOM)`` (what
+was accumulated is rescaled by ``exp(R_old - R_new)``, O(m), at most ``eta / _HEADROOM + 1``
+times a call), so values stay below ``exp(_SPAN)``, ``Z`` cannot overflow, and no first pass
+for the maximum is needed. Cuts more than ``700 - _HEADROOM`` below the maximum may be set to
+0, which changes ``r`` by less than ``2pm e^-550``.
 
 Where extra precision is needed, and where not. ``L`` reaches ``2 eta`` (2e6 at eta = 1e6),
 where one rounding is ~2e-10; a plain float64 prefix sum of ``k`` terms errs by up to
 ``u sum_t |D_t|``: ~1e-9 at eta = 1e6 for m = 400, and at eta = 2.4e3 (eps = 0.01) for m = 7400,
-more than the 1e-10 promised, so ``D_t`` needs more than float64, but only at the exact cuts
-(1 in up to 256). It is kept exact cheaply: with a power of two ``q >= sum_i |x_i| 2^-51``,
+more than the 1e-10 promised, so ``D_t`` needs more than float64, but only at the restarts
+(1 in up to 256 cuts). It is kept exact cheaply: with a power of two ``q >= sum_i |x_i| 2^-51``,
 ``sx_i = n_i q + res_i`` with ``n_i = rint(sx_i / q)`` an integer and ``|res_i| <= q/2`` (plus the
 low part of the exact product ``2 eta d_i``); every prefix sum of the ``n_i`` is an integer
 below ``2^52``, exact in float64, and the plain prefix sum of the ``res_i`` errs by at most
 ``m^2 u q / 2`` (1.3e-24 ``sum|x|`` at m = 7400). So ``D_t = q sum n + sum res`` costs two float additions per example
-(a double-double Sum2 costs seven). At an exact cut ``L_t - R`` is formed from ``P - R`` in
+(a double-double Sum2 costs seven), and the same integer sum measures the drift. At a restart ``L - R`` is formed from ``P - R`` in
 double-double plus ``D_t``, the high parts cancelling exactly (Sterbenz) wherever ``p_t`` is not
 negligible. Everything else (factors, products, the prefix sums of ``p``, the scatter) is
 plain float64 on values of magnitude at most ``Z``; the tests check the result against exact
@@ -61,30 +66,33 @@ from numba import njit
 
 from .nzdd import LOG_TINY, dd_add, two_prod, two_sum
 
-__all__ = ["chain_kinds", "stump_average_margin", "stump_max_edge"]
+__all__ = ["cut_codes", "stump_average_margin", "stump_max_edge"]
 
 _SEGMENT = 256  # cuts per segment at most: one exact exp per segment and orientation
 _SPAN = 340.0  # the log-weight moves by at most this along a segment: exp(-2 _SPAN) is normal
 _HEADROOM = 150.0  # R is raised to max L + _HEADROOM: values stay below exp(_SPAN)
 
-# exp(r) = sum_k r^k / k!, k <= 13, highest first (Horner); ln 2 split for Cody-Waite reduction.
-_EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(13, -1, -1))
+# exp(+-r) = E(r^2) +- r O(r^2), the degree-13 Taylor polynomial's even and odd parts, highest
+# coefficient first (Horner in r^2); ln 2 split for Cody-Waite reduction.
+_EXP_EVEN = tuple(1.0 / math.factorial(k) for k in range(12, -1, -2))
+_EXP_ODD = tuple(1.0 / math.factorial(k) for k in range(13, 0, -2))
 _LN2_HI = 6.93147180369123816490e-01  # trailing zeros: k * _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
 _INV_LN2 = 1.44269504088896338700e+00
 
-# chain_kinds: which cuts of a feature's two chains are kept
-_ALL_INTERIOR = 0  # every cut but possibly the two constants (t = 0, k): no per-cut keep test
-_MIXED = 1
-_NONE = 2  # no cut at all: the feature is skipped
+# cut_codes: what ends at a presorted position
+_KEEP_POS = 1  # cut kept for s = +1
+_KEEP_NEG = 2  # cut kept for s = -1
+_CUT = 4  # a block ends here (the sweep adds code >> 2 to the cut counter)
 
 
 @njit(cache=True, inline="always")
-def _segment_start(a, w):
-    """``(exp(a), base, rel)`` at a segment's first cut, ``a`` exact: the segment's later values
-    are ``base * rel * (factors)``, with ``rel`` in ``[exp(-2w), exp(w)]`` along it (no
-    subnormal, no overflow for ``w <= _SPAN``) and ``base`` normal or 0 (all negligible)."""
-    if a + w < LOG_TINY:
+def _segment_start(a):
+    """``(exp(a), base, rel)`` at a restart, ``a`` exact: the segment's later values are
+    ``base * rel * (factors)`` with the factors' product in ``[exp(-_SPAN), exp(_SPAN)]``, so
+    ``rel`` stays in ``[exp(-2 _SPAN), exp(_SPAN)]`` (no subnormal, no overflow) and ``base`` is
+    normal or 0 (the whole segment below ``exp(LOG_TINY)``)."""
+    if a + _SPAN < LOG_TINY:
         return 0.0, 0.0, 1.0
     q = math.exp(a) if a >= LOG_TINY else 0.0
     if a >= LOG_TINY:
@@ -93,12 +101,12 @@ def _segment_start(a, w):
 
 
 @njit(cache=True)
-def _exact_cut(t, k, s0, starts, budget, xmax, dh, dl, ph, pl, nh, nl, ref, racc, out):
-    """A segment's first cut: exact ``exp(L_t - R)`` for both orientations, ``R`` raised first if
-    needed (``racc`` and ``out`` are rescaled in place, the caller rescales its scalars by
-    ``scale``), the segment's last cut and what its products start from.
+def _restart(dh, dl, ph, pl, nh, nl, ref, racc, out):
+    """Exact ``exp(L - R)`` for both orientations where ``D = dh + dl`` (exact), ``R`` raised
+    first if needed (``racc`` and ``out`` are rescaled in place, the caller rescales its scalars
+    by ``scale``), and what the segment's products start from.
 
-    Returns ``(q0, q1, base0, rel0, base1, rel1, end, ref, scale)``.
+    Returns ``(q0, q1, base0, rel0, base1, rel1, ref, scale)``.
     """
     a0h, a0l = dd_add(ph, pl, -ref, 0.0)
     a1h, a1l = dd_add(nh, nl, -ref, 0.0)
@@ -116,89 +124,102 @@ def _exact_cut(t, k, s0, starts, budget, xmax, dh, dl, ph, pl, nh, nl, ref, racc
         a1h, a1l = dd_add(nh, nl, -ref, 0.0)
         a0 = (a0h + dh) + (a0l + dl)
         a1 = (a1h - dh) + (a1l - dl)
-    # The segment: the cuts after t whose blocks hold at most `budget` examples in all, so the
-    # log changes by at most w <= _SPAN along it; at least one cut (then it is exact again).
-    limit = starts[s0 + t] + budget
-    # Without ties a cut is one example: try that first, else bisect for the last cut within budget.
-    lo, hi = t + 1, min(t + max(1, min(_SEGMENT, int(budget))), k)
-    if starts[s0 + hi] <= limit:
-        lo = hi
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if starts[s0 + mid] <= limit:
-            lo = mid
-        else:
-            hi = mid - 1
-    end = max(lo, t + 1)
-    w = (starts[s0 + min(end, k)] - starts[s0 + t]) * xmax
-    q0, base0, rel0 = _segment_start(a0, w)
-    q1, base1, rel1 = _segment_start(a1, w)
-    return q0, q1, base0, rel0, base1, rel1, end, ref, scale
+    q0, base0, rel0 = _segment_start(a0)
+    q1, base1, rel1 = _segment_start(a1)
+    return q0, q1, base0, rel0, base1, rel1, ref, scale
+
+
+@njit(cache=True)
+def _sum_abs(d):
+    """``sum |d_i|`` in four interleaved sums (a bound is all that is needed, not the order)."""
+    m = d.shape[0]
+    a0 = a1 = a2 = a3 = 0.0
+    for i in range(0, m - 3, 4):
+        a0 += abs(d[i])
+        a1 += abs(d[i + 1])
+        a2 += abs(d[i + 2])
+        a3 += abs(d[i + 3])
+    for i in range(m - m % 4, m):
+        a0 += abs(d[i])
+    return (a0 + a1) + (a2 + a3)
 
 
 @njit(cache=True)
 def _example_table(a, d, sign):
     """Per example ``rec[i] = (n_i, res_i, exp(sx_i), exp(-sx_i))`` with ``sx = a d * sign``
     (``sign`` -1 on positives) and ``sx_i = n_i q + res_i`` (module docstring); the sums ``P``,
-    ``N`` of ``x = a d`` over positives/negatives as double-doubles; ``q``; a bound on ``max |x|``.
+    ``N`` of ``x = a d`` over positives/negatives as double-doubles; and ``q``.
 
     ``q = 2^e >= sum_i |x_i| 2^-51``, so ``sum_i |n_i| <= 2^51 + m/2``: every prefix sum of the
     ``n_i``, and the difference of two, is an exact float64 integer. ``P`` and ``N`` follow
     from ``T = sum n_i`` and ``S = sum sign_i n_i`` (exact) as ``q (T -+ S)/2`` plus residuals.
-    One row is one cache line for the sweep's gathers. The loops avoid calls and reductions so
-    that they vectorise: ``exp`` is Cody-Waite reduction and a degree-13 Taylor polynomial
-    (remainder below 4e-18 on ``|r| <= ln2/2``; measured within 1.01 ulp of libm), the
-    argument clamped to ``[-700, 700]`` (no subnormal, no overflow; larger ``|x|`` makes the
-    sweep's budget below one example, so those factors are never used).
+    One row is one cache line for the sweep's gathers. The first loop avoids calls and
+    reductions so that it vectorises: ``exp(+-v)`` is Cody-Waite reduction ``v = k ln2 + r`` and
+    the degree-13 Taylor polynomial split into even and odd parts, ``exp(+-r) = E(r^2) +- r
+    O(r^2)`` (remainder below 4e-18 on ``|r| <= ln2/2``; measured within 2 ulp of libm), times
+    ``2^(+-k)`` built from its bits; no division. The argument is clamped to ``[-700, 700]``:
+    no subnormal, no overflow, and a clamped factor exceeds the sweep's span by itself, so the
+    sweep restarts exactly there and never uses it.
     """
     m = d.shape[0]
-    total = 0.0
-    for i in range(m):
-        total += abs(d[i])
-    total *= abs(a) * (1.0 + 1e-12)  # above the exact sum of |x_i|
+    total = _sum_abs(d) * abs(a) * (1.0 + 1e-12)  # above the exact sum of |x_i|
     q = 1.0 if total == 0.0 else math.ldexp(1.0, math.frexp(total)[1] - 51)
     inv_q = 1.0 / q  # a power of two: scaling by it is exact
-    rec = np.empty((m, 4))
-    bits = np.empty(m, np.int64)
+    n_ = np.empty(m)
+    res = np.empty(m)
+    e_pos = np.empty(m)
+    e_neg = np.empty(m)
+    bits_pos = np.empty(m, np.int64)
+    bits_neg = np.empty(m, np.int64)
     for i in range(m):
         h, l = two_prod(a, d[i])
         h *= sign[i]
         l *= sign[i]
         n = np.rint(h * inv_q)
-        rec[i, 0] = n
-        rec[i, 1] = (h - n * q) + l  # h - n q is exact (|.| <= q/2, a multiple of ulp(h))
+        n_[i] = n
+        res[i] = (h - n * q) + l  # h - n q is exact (|.| <= q/2, a multiple of ulp(h))
         v = min(max(h, -700.0), 700.0)
         k = np.rint(v * _INV_LN2)
         r = (v - k * _LN2_HI) - k * _LN2_LO  # k * _LN2_HI is exact for |k| < 2^11
-        e = _EXP_TAYLOR[0]
-        for c in _EXP_TAYLOR[1:]:
-            e = e * r + c
-        rec[i, 2] = e * (1.0 + l)  # exp(hi + lo), lo being below ulp(hi)
-        bits[i] = (np.int64(k) + 1023) << 52  # the bits of 2^k, a normal double
-    scale = bits.view(np.float64)
+        r2 = r * r
+        even = _EXP_EVEN[0]
+        for c in _EXP_EVEN[1:]:
+            even = even * r2 + c
+        odd = _EXP_ODD[0]
+        for c in _EXP_ODD[1:]:
+            odd = odd * r2 + c
+        odd *= r
+        e_pos[i] = (even + odd) * (1.0 + l)  # exp(hi + lo), lo being below ulp(hi)
+        e_neg[i] = (even - odd) * (1.0 - l)
+        ki = np.int64(k)
+        bits_pos[i] = (ki + 1023) << 52  # the bits of 2^k and 2^-k, normal doubles
+        bits_neg[i] = (1023 - ki) << 52
+    scale_pos = bits_pos.view(np.float64)
+    scale_neg = bits_neg.view(np.float64)
+    rec = np.empty((m, 4))
+    tn = tr = sn = sr = 0.0
     for i in range(m):
-        e = rec[i, 2] * scale[i]
-        rec[i, 2] = e
-        rec[i, 3] = 1.0 / e
-    tn = tr = sn = sr = nmax = 0.0
-    for i in range(m):
-        sn += rec[i, 0]
-        sr += rec[i, 1]
-        tn += sign[i] * rec[i, 0]
-        tr += sign[i] * rec[i, 1]
-        nmax = max(nmax, abs(rec[i, 0]))
+        rec[i, 0] = n_[i]
+        rec[i, 1] = res[i]
+        rec[i, 2] = e_pos[i] * scale_pos[i]
+        rec[i, 3] = e_neg[i] * scale_neg[i]
+        sn += n_[i]
+        sr += res[i]
+        tn += sign[i] * n_[i]
+        tr += sign[i] * res[i]
     ph, pl = two_sum(q * (0.5 * (tn - sn)), 0.5 * (tr - sr))
     nh, nl = two_sum(q * (0.5 * (tn + sn)), 0.5 * (tr + sr))
-    return rec, ph, pl, nh, nl, q, (nmax + 1.0) * q
+    return rec, ph, pl, nh, nl, q
 
 
 @njit(cache=True)
-def _sweep(order, rec, q, xmax, starts, soff, keep, kinds, ph, pl, nh, nl, racc, out):
+def _sweep(order, codes, rec, q, starts, soff, keep, ph, pl, nh, nl, racc, out):
     """The sweep along every feature (module docstring). Adds ``sum_j delta_j`` into ``racc``
-    and, with ``out`` non-empty, the kept candidates' ``Z p`` into ``out``; returns
+    and, with ``out`` non-empty, the candidates' ``Z p`` into ``out``; returns
     ``(R, Z, tot_-, tot_+)``, all relative to ``exp(R)``."""
     p, m = order.shape
-    budget = min(_SPAN / xmax, float(m)) if xmax > 0.0 else float(m)  # examples per segment
+    with_out = out.shape[0] > 0
+    n_span = _SPAN / q - m  # |n - n0| <= n_span: the log-drift, q |n - n0| + sum |res|, < _SPAN
     ref = 0.0
     z = r_pos = r_neg = 0.0
     c = 0
@@ -206,61 +227,58 @@ def _sweep(order, rec, q, xmax, starts, soff, keep, kinds, ph, pl, nh, nl, racc,
         s0 = soff[j]
         k = soff[j + 1] - s0 - 1
         c1 = c + k + 1  # candidates of s = -1
-        if kinds[j] == _NONE:
-            c += 2 * (k + 1)
-            continue
-        checked = kinds[j] == _MIXED
         nsum = rsum = 0.0  # D = q nsum + rsum
-        pre0, pre1, base0, rel0, base1, rel1, end, ref, scale = _exact_cut(
-            0, k, s0, starts, budget, xmax, 0.0, 0.0, ph, pl, nh, nl, ref, racc, out)
+        pre0, pre1, base0, rel0, base1, rel1, ref, scale = _restart(0.0, 0.0, ph, pl, nh, nl, ref, racc, out)
         z *= scale
         r_pos *= scale
         r_neg *= scale
         pre0 = pre0 if keep[c] else 0.0
         pre1 = pre1 if keep[c1] else 0.0
-        if out.shape[0]:
+        if with_out:
             out[c] = pre0
             out[c1] = pre1
         delta = pre0 - pre1
-        f0 = f1 = 1.0
-        t = 1
-        nxt = starts[s0 + 1]
+        n0 = 0.0
+        stop = starts[s0 + min(_SEGMENT, k)] - 1
+        t = 1  # the cut at the end of the current block
         for idx in range(m):
             i = order[j, idx]
             racc[i] += delta
             nsum += rec[i, 0]  # exact: integers below 2^53
             rsum += rec[i, 1]
-            f0 *= rec[i, 2]
-            f1 *= rec[i, 3]
-            if idx + 1 == nxt:  # block t ends: cut t
-                if t == end:
-                    q0, q1, base0, rel0, base1, rel1, end, ref, scale = _exact_cut(
-                        t, k, s0, starts, budget, xmax, q * nsum, rsum, ph, pl, nh, nl, ref, racc, out)
+            rel0 *= rec[i, 2]
+            rel1 *= rec[i, 3]
+            code = codes[j, idx]
+            if idx == stop or abs(nsum - n0) > n_span:  # the segment's end, or the span left
+                if code & _CUT:  # a cut: its exact values, R raised if needed
+                    q0, q1, base0, rel0, base1, rel1, ref, scale = _restart(
+                        q * nsum, rsum, ph, pl, nh, nl, ref, racc, out)
                     z *= scale
                     r_pos *= scale
                     r_neg *= scale
                     pre0 *= scale
                     pre1 *= scale
-                    q0 = q0 if keep[c + t] else 0.0
-                    q1 = q1 if keep[c1 + t] else 0.0
-                else:
-                    rel0 *= f0
-                    rel1 *= f1
-                    q0 = base0 * rel0
-                    q1 = base1 * rel1
-                    if checked:
-                        q0 = q0 if keep[c + t] else 0.0
-                        q1 = q1 if keep[c1 + t] else 0.0
-                if out.shape[0]:
-                    out[c + t] = q0
-                    out[c1 + t] = q1
-                pre0 += q0
-                pre1 += q1
-                delta = pre0 - pre1
-                f0 = f1 = 1.0
-                t += 1
-                if t <= k:
-                    nxt = starts[s0 + t]
+                    stop = starts[s0 + min(t + _SEGMENT, k)] - 1
+                else:  # inside a block of ties, whose values are not used: restart at its end
+                    q0 = q1 = base0 = base1 = 0.0
+                    rel0 = rel1 = 1.0
+                    stop = starts[s0 + t] - 1
+                n0 = nsum
+            else:
+                q0 = base0 * rel0
+                q1 = base1 * rel1
+            # Only kept cuts count, only at a block's end. A product, not a branch: with ties
+            # the codes are irregular. q0, q1 are finite here: the log-drift since the last
+            # restart is below _SPAN, so no factor was clamped and rel0, rel1 are normal.
+            q0 *= code & _KEEP_POS
+            q1 *= (code & _KEEP_NEG) >> 1
+            if with_out and code & _CUT:
+                out[c + t] = q0
+                out[c1 + t] = q1
+            t += code >> 2
+            pre0 += q0
+            pre1 += q1
+            delta = pre0 - pre1
         r_neg += pre0
         r_pos += pre1
         z += pre0 + pre1
@@ -269,37 +287,34 @@ def _sweep(order, rec, q, xmax, starts, soff, keep, kinds, ph, pl, nh, nl, racc,
 
 
 @njit(cache=True)
-def chain_kinds(keep, soff):
-    """Per feature: ``_ALL_INTERIOR`` if both chains keep every cut but possibly their two
-    constants (the last cut ``k`` is always a segment start, so its ``keep`` is tested there),
-    ``_NONE`` if they keep none, else ``_MIXED``."""
-    p = soff.shape[0] - 1
-    kinds = np.empty(p, np.int8)
+def cut_codes(order, starts, soff, keep):
+    """Per presorted position ``(j, idx)``: ``_CUT`` if a block of feature ``j`` ends there, plus
+    ``_KEEP_POS`` / ``_KEEP_NEG`` if that cut's path is kept for ``s = +1`` / ``s = -1``."""
+    p, m = order.shape
+    codes = np.zeros((p, m), np.uint8)
     c = 0
     for j in range(p):
-        n = soff[j + 1] - soff[j]  # k + 1 cuts per orientation
-        kept = 0
-        interior = True
-        for t in range(2 * n):
-            if keep[c + t]:
-                kept += 1
-            elif t % n != 0 and t % n != n - 1:
-                interior = False
-        kinds[j] = _NONE if kept == 0 else (_ALL_INTERIOR if interior else _MIXED)
-        c += 2 * n
-    return kinds
+        s0 = soff[j]
+        k = soff[j + 1] - s0 - 1
+        c1 = c + k + 1
+        for t in range(1, k + 1):
+            codes[j, starts[s0 + t] - 1] = (_CUT | (_KEEP_POS if keep[c + t] else 0)
+                                            | (_KEEP_NEG if keep[c1 + t] else 0))
+        c += 2 * (k + 1)
+    return codes
 
 
 @njit(cache=True)
-def _oracle(order, pos, sign, starts, soff, keep, kinds, d, eta, with_paths):
-    rec, ph, pl, nh, nl, q, xmax = _example_table(2.0 * eta, d, sign)
+def _oracle(order, codes, pos, sign, starts, soff, keep, d, eta, with_paths):
+    rec, ph, pl, nh, nl, q = _example_table(2.0 * eta, d, sign)
     m = d.shape[0]
     racc = np.zeros(m)
     out = np.zeros(keep.shape[0] if with_paths else 0)
-    ref, z, r_pos, r_neg = _sweep(order, rec, q, xmax, starts, soff, keep, kinds, ph, pl, nh, nl, racc, out)
+    ref, z, r_pos, r_neg = _sweep(order, codes, rec, q, starts, soff, keep, ph, pl, nh, nl, racc, out)
     g = np.empty(m)
-    for i in range(m):
-        g[i] = 2.0 * ((r_pos + racc[i]) if pos[i] else (r_neg - racc[i])) / z - 1.0
+    two_over_z = 2.0 / z
+    for i in range(m):  # a select and sign[i] (-1 on positives), no branch: it vectorises
+        g[i] = ((r_pos if pos[i] else r_neg) - sign[i] * racc[i]) * two_over_z - 1.0
     # F = (R + ln Z - eta sum d) / eta, the large parts cancelling first.
     value = ((ref - eta * d.sum()) + math.log(z)) / eta
     out /= z
@@ -309,11 +324,11 @@ def _oracle(order, pos, sign, starts, soff, keep, kinds, d, eta, with_paths):
 def stump_average_margin(tables, d: np.ndarray, eta: float, with_paths: bool = False):
     """``(E_h[u_h | d], F(d), Pr[candidate path | d] or None)`` on a :class:`.nzdd_stumps.StumpNZDD`.
 
-    ``tables = (order, pos, starts, soff, keep, kinds, sign)`` as stored there (``kinds`` from
-    :func:`chain_kinds`, ``sign = where(pos, -1, 1)``).
+    ``tables = (order, pos, starts, soff, keep, codes, sign)`` as stored there (``codes`` from
+    :func:`cut_codes`, ``sign = where(pos, -1, 1)``).
     """
-    order, pos, starts, soff, keep, kinds, sign = tables
-    g, value, out = _oracle(order, pos, sign, starts, soff, keep, kinds, d, float(eta), with_paths)
+    order, pos, starts, soff, keep, codes, sign = tables
+    g, value, out = _oracle(order, codes, pos, sign, starts, soff, keep, d, float(eta), with_paths)
     return g, value, (out if with_paths else None)
 
 
