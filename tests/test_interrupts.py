@@ -321,6 +321,18 @@ def test_a_failed_lp_solve_fails_the_fit_naming_solver_and_status(make, data, mo
         est.predict(X)
 
 
+@pytest.mark.parametrize("make", [lambda: FWBoostRegressor(n_estimators=5), lambda: GBMRegressor(n_estimators=5)])
+def test_a_failed_regressor_refit_leaves_it_unfitted(make, data):
+    """Regressors do not go through one_vs_rest; their fit forgets the earlier model all the same."""
+    X, y = data[True]
+    est = make().fit(X, y)
+    with pytest.raises(ValueError):
+        est.fit(X, np.full(len(y), np.nan))
+    assert not [name for name in vars(est) if name.endswith("_") and not name.startswith("_")]
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+
+
 def test_an_unconverged_entropy_solve_falls_back_to_the_fw_step(data):
     """The documented fallback of the entropy rule: warn, keep the better of its inexact
     solution and the FW candidate (secondary.EntropyRule, 000 Theorem 3)."""

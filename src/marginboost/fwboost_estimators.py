@@ -52,6 +52,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from .failed_fit import unfitted_on_failure
 from .fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
 from .interrupts import warn_interrupted
 from .losses import LOSSES, check_targets, loss_probability, resolve_loss
@@ -163,6 +164,7 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
         self.init = init
         self.max_time = max_time
 
+    @unfitted_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``, ``y`` real (NaN rejected); ``sample_weight`` scales each example's loss."""
         self._validate_params()

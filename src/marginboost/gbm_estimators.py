@@ -59,6 +59,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from .failed_fit import unfitted_on_failure
 from .gbm import LEAF_UPDATES, gbm
 from .interrupts import warn_interrupted
 from .losses import LOSSES, loss_probability, resolve_loss
@@ -147,6 +148,7 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         self.random_state = random_state
         self.max_time = max_time
 
+    @unfitted_on_failure
     def fit(self, X, y, sample_weight=None):
         """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss."""
         self._validate_params()

@@ -46,6 +46,7 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .failed_fit import forget_fit, unfitted_on_failure
 from .sample_weights import relative_sample_weight
 from .weak_learners.shared import share_features
 
@@ -69,28 +70,16 @@ def one_vs_rest(fit=None, *, labels: tuple = ()):
     signature = inspect.signature(fit)
 
     @functools.wraps(fit)
+    @unfitted_on_failure
     def fit_classes(self, *args, **kwargs):
         arguments = signature.bind(self, *args, **kwargs).arguments
         del arguments["self"]
-        try:
-            if not _multiclass(arguments.get("y"), [arguments.get(name) for name in labels]):
-                self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
-                return fit(self, *args, **kwargs)
-            return _fit_one_vs_rest(self, fit, arguments, labels)
-        except BaseException:
-            # A fit that raises (bad input, SolverError, Ctrl-C before the first round) must not
-            # leave attributes that pass check_is_fitted: classes_ and n_features_in_ are set
-            # before the loop, and an earlier fit's model would mix with them.
-            _forget_fit(self)
-            raise
+        if not _multiclass(arguments.get("y"), [arguments.get(name) for name in labels]):
+            self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
+            return fit(self, *args, **kwargs)
+        return _fit_one_vs_rest(self, fit, arguments, labels)
 
     return fit_classes
-
-
-def _forget_fit(est) -> None:
-    """Delete every fitted attribute (public, ending in ``_``) of ``est``."""
-    for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
-        delattr(est, name)
 
 
 def _multiclass(y, extra) -> bool:
@@ -107,7 +96,7 @@ def _multiclass(y, extra) -> bool:
 
 def _fit_one_vs_rest(est, fit, arguments: dict, labels: tuple):
     est._validate_params()
-    _forget_fit(est)  # attributes of an earlier fit (binary or not) must not outlive this one
+    forget_fit(est)  # attributes of an earlier fit (binary or not) must not outlive this one
     X, y = validate_data(est, arguments.pop("X"), arguments.pop("y"), dtype=est._fit_dtype, y_numeric=False)
     check_classification_targets(y)
     extra = {name: column_or_1d(arguments[name]) for name in labels if arguments.get(name) is not None}
