@@ -4,6 +4,7 @@ An interrupted fit must return exactly the model a fit limited to the completed 
 returns (same hypotheses, weights, history, staged predictions), whatever the interrupt hits:
 the weak learner, or the bookkeeping between a round's commit and the log of its weights.
 """
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -36,10 +37,14 @@ from marginboost import (
     SolverError,
     TotalBoostClassifier,
 )
+from marginboost import blasso as blasso_module
 from marginboost import booster, classic, restricted_lp
+from marginboost.blasso import blasso
 from marginboost.booster import WeightsPath
 from marginboost.datasets import make_twonorm, make_waveform
+from marginboost.fwboost import adaboost_fw, regression_oracle
 from marginboost.interrupts import FitInterruptedWarning, on_interrupt
+from marginboost.losses import SquaredLoss
 from marginboost.model_codecs import encode_hypothesis
 from marginboost.model_io import model_to_dict
 from marginboost.nzdd_stumps import StumpNZDD
@@ -290,6 +295,143 @@ def test_on_interrupt_policy_is_scoped_and_checked(data):
         AdaBoostClassifier(weak_learner=InterruptAt(DecisionStump(), K)).fit(X, y)
     with pytest.raises(ValueError, match="'keep', 'raise'"), on_interrupt("ignore"):
         pass
+
+
+
+# ----------------------------------------------------------------------------- experiment functions
+# adaboost_fw and blasso return a result object, not an estimator: the interrupted result must
+# equal the result of a run limited to its completed iterates (steps), field by field.
+@pytest.fixture(scope="module")
+def small():
+    X, y = make_classification(n_samples=100, n_features=5, n_informative=3, flip_y=0.1, random_state=0)
+    Xr, yr = make_regression(n_samples=100, n_features=5, noise=10.0, random_state=0)
+    return X, np.where(y == 1, 1.0, -1.0), Xr, (yr - yr.mean()) / yr.std()
+
+
+def _assert_same_result(res, ref):
+    """Every field of the two results equal (arrays exactly, history times aside), status aside."""
+    for f in dataclasses.fields(ref):
+        a, b = getattr(res, f.name), getattr(ref, f.name)
+        if f.name == "status":
+            continue
+        if f.name == "history":
+            assert a.keys() == b.keys()
+            for key in b.keys() - TIME_COLUMNS:
+                np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+        elif isinstance(b, WeightsPath):
+            assert len(a) == len(b)
+            for u, v in zip(a, b):
+                np.testing.assert_array_equal(u, v)
+        elif isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b, err_msg=f.name)
+        else:
+            assert a == b, f.name
+
+
+def _adaboost_fw(small, k, n_estimators=100, step="line_search"):
+    X, y, _, _ = small
+    return adaboost_fw(InterruptAt(DecisionStump(), k).prepare(X, y), y, 2.0, step=step,
+                       n_estimators=n_estimators, keep_distributions=True)
+
+
+@pytest.mark.parametrize("step", ["classic", "line_search"])
+@pytest.mark.parametrize("k", [3, 4, 9, 20])
+def test_adaboost_fw_interrupt_keeps_the_completed_iterates(small, k, step):
+    res = _adaboost_fw(small, k, step=step)
+    kept = k - 2  # oracle call t + 1 is at iterate t; the iterate before it is the last with its gap
+    assert res.status == "interrupted" and res.n_iter == kept
+    ref = _adaboost_fw(small, None, n_estimators=kept, step=step)
+    assert ref.status == "max_iter"
+    _assert_same_result(res, ref)
+    assert res.distributions.shape[0] == len(res.history["round"]) == kept + 1
+
+
+def test_adaboost_fw_interrupt_propagates_on_request_and_before_an_iterate_completes(small):
+    for k in (1, 2):  # iterate 0 (no update) or the gap of iterate 1 unknown: no model
+        with pytest.raises(KeyboardInterrupt):
+            _adaboost_fw(small, k)
+    with on_interrupt("raise"), pytest.raises(KeyboardInterrupt):
+        _adaboost_fw(small, 6)
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_adaboost_fw_interrupt_while_logging_the_weights_path(small, when, monkeypatch):
+    ref = _adaboost_fw(small, None, n_estimators=3)
+    original, calls = WeightsPath.append, [0]
+
+    def append(self, w, step):
+        calls[0] += 1
+        if calls[0] == 3 and when == "before":
+            raise KeyboardInterrupt
+        original(self, w, step)
+        if calls[0] == 3 and when == "after":
+            raise KeyboardInterrupt
+    monkeypatch.setattr(WeightsPath, "append", append)
+    res = _adaboost_fw(small, None)
+    assert res.status == "interrupted"
+    _assert_same_result(res, ref)
+    assert [s[:2] for s in res.alpha_path._steps] == [s[:2] for s in ref.alpha_path._steps]
+
+
+def _blasso(small, k, n_estimators=200):
+    _, _, X, y = small
+    p = np.full(X.shape[0], 1.0 / X.shape[0])
+    return blasso(regression_oracle(RegressionInterruptAt(LeastSquaresStump(), k), X, p), SquaredLoss(), y, 0.2,
+                  n_estimators=n_estimators)
+
+
+@pytest.fixture(scope="module")
+def blasso_full(small):
+    full = _blasso(small, None)
+    directions = full.history["direction"][1:]
+    # the data must exercise backward steps, and the path its end (lambda <= 0) well before the bound
+    assert full.status == "lambda<=0" and (directions == 2).sum() > 5
+    return full
+
+
+def test_blasso_interrupt_keeps_the_completed_steps(small, blasso_full):
+    directions = blasso_full.history["direction"][1:]
+    forward_at = np.flatnonzero(directions == 1)  # the steps before each forward step
+    # Oracle call 1 gives forward step 1; call k >= 2 comes right before forward step k, and
+    # one call more ends the path (lambda <= 0): its interrupt keeps the whole path.
+    for k in (2, 3, 8, 17, len(forward_at), len(forward_at) + 1):
+        res = _blasso(small, k)
+        kept = forward_at[k - 1] if k <= len(forward_at) else blasso_full.n_iter
+        assert res.status == "interrupted" and res.n_iter == kept, k
+        ref = _blasso(small, None, n_estimators=kept)
+        assert ref.status == "max_iter"
+        _assert_same_result(res, ref)
+        assert len(res.hypotheses) == len(res.scales) == len(res.counts) > max(j for j, _ in res.steps)
+
+
+@pytest.mark.parametrize("c", [2, 3, 6, 11, 24, 40])
+def test_blasso_interrupt_in_a_backward_or_forward_evaluation(small, blasso_full, c, monkeypatch):
+    """The loss evaluations of both steps (``_losses``), not only the oracle, may be interrupted."""
+    original, calls = blasso_module._losses, [0]
+
+    def losses(*args):
+        calls[0] += 1
+        if calls[0] == c:
+            raise KeyboardInterrupt
+        return original(*args)
+    monkeypatch.setattr(blasso_module, "_losses", losses)
+    res = _blasso(small, None)
+    monkeypatch.undo()
+    assert res.status == "interrupted" and 1 <= res.n_iter < blasso_full.n_iter
+    _assert_same_result(res, _blasso(small, None, n_estimators=res.n_iter))
+
+
+def test_blasso_interrupt_propagates_on_request_and_before_a_step_completes(small, monkeypatch):
+    with pytest.raises(KeyboardInterrupt):  # the first oracle call, before step 1
+        _blasso(small, 1)
+    with on_interrupt("raise"), pytest.raises(KeyboardInterrupt):
+        _blasso(small, 5)
+
+    def losses(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(blasso_module, "_losses", losses)  # in the first forward step's evaluation
+    with pytest.raises(KeyboardInterrupt):
+        _blasso(small, None)
 
 
 # ----------------------------------------------------------------------------- solver failures

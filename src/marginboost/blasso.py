@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .booster import MarginMatrix
+from .interrupts import keep_interrupted
 from .losses import PointwiseLoss, check_targets
 
 __all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoResult", "blasso", "staged_blasso"]
@@ -78,7 +79,7 @@ class BLassoResult:
     loss: float
     lam: float
     n_iter: int
-    status: str  # 'lambda<=0' (path ended) | 'max_iter'
+    status: str  # 'lambda<=0' (path ended) | 'max_iter' | 'interrupted'
     history: dict = field(default_factory=dict)
     steps: list = field(default_factory=list)  # (j, +1 or -1) per step: counts[j] += sign
 
@@ -112,7 +113,9 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estim
 
     ``lmo(g) -> (h, a, scale)`` is a FWBoost oracle (:func:`.fwboost.classifier_oracle` or
     :func:`.fwboost.regression_oracle`, or any function with that contract): ``a = scale *
-    h(X)`` in ``[-1, 1]^m`` with ``<g, a>`` large for ``g = -grad L``.
+    h(X)`` in ``[-1, 1]^m`` with ``<g, a>`` large for ``g = -grad L``. ``KeyboardInterrupt``
+    returns the path of the steps completed, at least one (status ``'interrupted'``,
+    :mod:`.interrupts`).
     """
     y = np.asarray(y, dtype=np.float64)
     if not eps > 0:
@@ -153,38 +156,54 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estim
     lam = 0.0 if candidate is None else candidate[5]
     record(_INIT)
     status = "max_iter"
-    while len(steps) < n_estimators:
-        active = np.flatnonzero(counts)
-        if active.size:
-            back = -np.sign(counts[active])
-            L_back = _losses(loss, y, s, F, columns.U[:, active] * (eps * back))
-            k = int(np.argmin(L_back))
-            # T drops by eps, so Gamma changes by L_back - L - lambda eps.
-            if L_back[k] - L - lam * eps < -xi:
-                j, sign = int(active[k]), int(back[k])
-                counts[j] += sign
-                F = F + (eps * sign) * columns.U[:, j]
-                L = float(L_back[k])
-                steps.append((j, sign))
-                record(_BACKWARD)
-                continue
-        if candidate is None and len(steps):
-            candidate = forward(xi)
-        if candidate is None or candidate[5] <= 0.0:
-            status = "lambda<=0"
-            break
-        h, a, scale, sign, L, new_lam = candidate
-        candidate = None
-        j, is_new = columns.add(a)
-        if is_new:
-            hypotheses.append(h)
-            scales.append(scale)
-            counts = np.append(counts, 0)
-        counts[j] += sign
-        F = F + (eps * sign) * a
-        lam = min(lam, new_lam)
-        steps.append((j, sign))
-        record(_FORWARD)
+    kept = None  # (t, counts, F, L, lam) after the last step t >= 1 with its row (see .interrupts)
+    try:
+        while len(steps) < n_estimators:
+            active = np.flatnonzero(counts)
+            if active.size:
+                back = -np.sign(counts[active])
+                L_back = _losses(loss, y, s, F, columns.U[:, active] * (eps * back))
+                k = int(np.argmin(L_back))
+                # T drops by eps, so Gamma changes by L_back - L - lambda eps.
+                if L_back[k] - L - lam * eps < -xi:
+                    j, sign = int(active[k]), int(back[k])
+                    counts = counts.copy()  # counts and F become new arrays: ``kept`` holds the old ones
+                    counts[j] += sign
+                    F = F + (eps * sign) * columns.U[:, j]
+                    L = float(L_back[k])
+                    steps.append((j, sign))
+                    record(_BACKWARD)
+                    kept = (len(steps), counts, F, L, lam)  # the step is complete with its row: commit it
+                    continue
+            if candidate is None and len(steps):
+                candidate = forward(xi)
+            if candidate is None or candidate[5] <= 0.0:
+                status = "lambda<=0"
+                break
+            h, a, scale, sign, L, new_lam = candidate
+            candidate = None
+            j, is_new = columns.add(a)
+            if is_new:
+                hypotheses.append(h)
+                scales.append(scale)
+                counts = np.append(counts, 0)
+            else:
+                counts = counts.copy()
+            counts[j] += sign
+            F = F + (eps * sign) * a
+            lam = min(lam, new_lam)
+            steps.append((j, sign))
+            record(_FORWARD)
+            kept = (len(steps), counts, F, L, lam)
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        # Back to the committed step; columns of MarginMatrix past it are left: nothing returned
+        # refers to them (steps index hypotheses, scales and counts only, cut alike).
+        t, counts, F, L, lam = kept
+        status = "interrupted"
+        del steps[t:], hypotheses[counts.shape[0]:], scales[counts.shape[0]:]
+        history = {k: v[: t + 1] for k, v in history.items()}
     history = {k: np.asarray(v) for k, v in history.items()}
     return BLassoResult(hypotheses, np.asarray(scales, dtype=np.float64), counts, float(eps), float(offset),
                         F, float(L), float(lam), len(steps), status, history, steps)

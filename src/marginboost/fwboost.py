@@ -389,6 +389,9 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
     Steps: ``classic`` ``2 / (t + 2)``; ``line_search`` minimises
     ``(1 - a) log(m L_t) + log Z_t(a)`` over [0, 1] (convex: a log-sum-exp of affine functions).
     With ``keep_distributions`` the result carries ``distributions`` (one row per iterate).
+    At most ``n_estimators`` updates, the oracle called once more at the last iterate (its gap),
+    as in :func:`fwboost`; ``KeyboardInterrupt`` returns the last certified iterate after at
+    least one update (status ``'interrupted'``, :mod:`.interrupts`).
     """
     if step not in ("classic", "line_search"):
         raise ValueError(f"step must be 'classic' or 'line_search' for AdaBoost.FW, got step={step!r}")
@@ -403,41 +406,58 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
     hypotheses, coef = [], np.zeros(0)
     history = {name: [] for name in FW_HISTORY_COLUMNS}
     path, dists = WeightsPath(), []
-    status, gamma, direction = "max_iter", 0.0, _INIT
+    status, gamma, direction, logged = "max_iter", 0.0, _INIT, None  # logged: the last update's path step
     start = time.perf_counter()
-    for t in range(n_estimators + 1):
-        D = np.exp(log_d)
-        if keep_distributions:
-            dists.append(D)
-        h, out = oracle(D)
-        u = y * np.asarray(out, dtype=np.float64)
-        L = np.exp(log_mL) / m
-        gap = float(L * (beta * (D @ u) + log_mL + D @ log_d))
-        for name, val in zip(FW_HISTORY_COLUMNS, (t, L, gap, gamma, direction, int(np.count_nonzero(coef)),
-                                                  float(np.abs(coef).sum()), time.perf_counter() - start)):
-            history[name].append(val)
-        if gap <= tol:
-            status = "converged"
-            break
-        if t == n_estimators:
-            break
-        j, is_new = columns.add(out)
-        if is_new:
-            hypotheses.append(h)
-            coef = np.append(coef, 0.0)
-        delta = -log_d - beta * u
-        if step == "classic":
-            gamma = 2.0 / (t + 2.0)
-        else:
-            gamma = exact_line_search(_SoftmaxDescent, log_d, delta - log_mL, 1.0)
-        direction = _FW
-        log_d = log_d + gamma * delta
-        log_z = logsumexp(log_d)
-        log_d -= log_z
-        log_mL = (1.0 - gamma) * log_mL + log_z
-        coef *= 1.0 - gamma
-        coef[j] += gamma * beta
-        path.append(coef / beta, (1.0 - gamma, [j]))
+    kept = None  # (t, log_d, log_mL, coef, logged) of the last iterate t >= 1 with its row (see .interrupts)
+    try:
+        for t in range(n_estimators + 1):
+            D = np.exp(log_d)
+            if keep_distributions:
+                dists.append(D)
+            h, out = oracle(D)
+            u = y * np.asarray(out, dtype=np.float64)
+            L = np.exp(log_mL) / m
+            gap = float(L * (beta * (D @ u) + log_mL + D @ log_d))
+            for name, val in zip(FW_HISTORY_COLUMNS, (t, L, gap, gamma, direction, int(np.count_nonzero(coef)),
+                                                      float(np.abs(coef).sum()), time.perf_counter() - start)):
+                history[name].append(val)
+            if t:  # iterate t is complete once its row (its FW gap) is: commit it, then log its update
+                kept = (t, log_d, log_mL, coef, logged)
+                path.append(coef / beta, logged)
+            if gap <= tol:
+                status = "converged"
+                break
+            if t == n_estimators:
+                break
+            j, is_new = columns.add(out)
+            if is_new:
+                hypotheses.append(h)
+                coef = np.append(coef, 0.0)
+            delta = -log_d - beta * u
+            if step == "classic":
+                gamma = 2.0 / (t + 2.0)
+            else:
+                gamma = exact_line_search(_SoftmaxDescent, log_d, delta - log_mL, 1.0)
+            direction = _FW
+            # log_d and coef become new arrays: ``kept`` holds the old ones
+            log_d = log_d + gamma * delta
+            log_z = logsumexp(log_d)
+            log_d = log_d - log_z
+            log_mL = (1.0 - gamma) * log_mL + log_z
+            coef = coef * (1.0 - gamma)
+            coef[j] += gamma * beta
+            logged = (1.0 - gamma, [j])
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        t, log_d, log_mL, coef, logged = kept
+        status = "interrupted"
+        del hypotheses[coef.shape[0]:], dists[t + 1:]
+        history = {k: v[: t + 1] for k, v in history.items()}
+        if len(path) < t:  # cut between the commit and the log of its update
+            # logged with its own step, not outright (None): the entry, and so the replayed
+            # weights (scale * previous, not coef / beta), are those of an uninterrupted run
+            path.append(coef / beta, logged)
     history = {k: np.asarray(v) for k, v in history.items()}
     return FWResult(hypotheses, np.ones(len(hypotheses)), coef / beta, float(beta), 0.0,
                     -y * (log_mL + log_d), float(history["loss"][-1]), float(history["gap"][-1]),
