@@ -104,8 +104,13 @@ def test_blocked_hessian_and_its_newton_step_equal_the_dense_formula(seed, monke
     monkeypatch.setattr(em, "_HESSIAN_BLOCK", 7)
     H, n_free = dense_face_hessian(U, d, obj, 1e-2)
     assert 7 < n_free < U.shape[0]  # several blocks, and some examples left out
-    np.testing.assert_allclose(em._face_hessian(U, d, support, obj, 1.0 / obj.nu, 1e-2), H, rtol=1e-12,
-                               atol=1e-12 * np.abs(H).max())
+    # U in C order (m, t) and stored as the margin matrix stores it (U.T C-contiguous); all
+    # columns, and a face of some of them (the submatrix of the dense Hessian)
+    face = np.array([0, 2, 3, 7])
+    for layout in (U, np.ascontiguousarray(U.T).T):
+        for cols in (support, face):
+            np.testing.assert_allclose(em._face_hessian(layout, d, cols, obj, 1.0 / obj.nu, 1e-2),
+                                       H[np.ix_(cols, cols)], rtol=1e-12, atol=1e-12 * np.abs(H).max())
 
     v = em._newton_direction(U, w, d, g, support, obj, 1.0 / obj.nu, 1e-2)
     # v solves the dense KKT system: H v - g is constant (the multiplier of sum v = 0), up to

@@ -76,12 +76,17 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
     if rows.size:
         total = c.sum()
         mean = np.zeros(k)
+        # Gathered from U^T, which the margin matrix stores C-contiguous, a block is (k, n) in C
+        # order, so its transpose is the Fortran-order (n, k) matrix dsyrk takes without a copy
+        # (a block gathered from U was C-order (n, k), and the BLAS wrapper copied it).
+        Ut = U.T
+        every_column = k == Ut.shape[0]  # the support is sorted and unique: then it is 0..t-1
         for lo in range(0, rows.size, _HESSIAN_BLOCK):
             part = slice(lo, lo + _HESSIAN_BLOCK)
-            block = U[np.ix_(rows[part], support)]
-            mean += c[part] @ block
-            block *= np.sqrt(c[part])[:, None]
-            H = dsyrk(1.0, block, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
+            block = Ut[:, rows[part]] if every_column else Ut[np.ix_(support, rows[part])]
+            mean += block @ c[part]
+            block *= np.sqrt(c[part])
+            H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
         H = np.triu(H) + np.triu(H, 1).T
         mean /= total
         H = objective.eta * (H - total * np.outer(mean, mean))
