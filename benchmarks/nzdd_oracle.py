@@ -11,7 +11,7 @@ eps`` with eps = 0.01 (the estimator's default); three distributions:
 * ``uniform``: ``d = 1/m``, Frank-Wolfe's first iterate;
 * ``fw``: the iterate after ``--fw-rounds`` Frank-Wolfe rounds at nu = 0.8 m (Table 2's setting);
 * ``dirichlet``: Dirichlet(1), a rougher ``d`` (largest ``2 eta d_i`` about 10x the others),
-  which makes the oracle's segments shorter.
+  whose log-weights drift faster along a feature, so the oracle restarts more often.
 
 Oracle and stump calls alternate (``--repeats`` pairs after a warm-up), and the ratio is of
 the best times, so a load change hits both. ``python benchmarks/nzdd_oracle.py`` prints the
