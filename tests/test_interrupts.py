@@ -232,12 +232,8 @@ def test_max_time_stops_after_the_first_round(name, data, monkeypatch):
 PATH_LOGGERS = ["LPBoost", "CERLPBoost", "TotalBoost", "AdaBoostV", "SmoothBoost", "FWBoostClassifier"]
 
 
-@pytest.mark.parametrize("when", ["before", "after"])
-@pytest.mark.parametrize("name", PATH_LOGGERS)
-def test_interrupt_while_logging_the_weights_path(name, when, data, monkeypatch):
-    case = CASES[name]
-    X, y = _xy(case, data)
-    ref = _fit_quietly(case.make("stump").set_params(**{case.rounds: 3}), X, y)
+def _interrupt_third_path_append(when, monkeypatch):
+    """Ctrl-C just before or just after the third ``WeightsPath.append`` (a round's log)."""
     original, calls = WeightsPath.append, [0]
 
     def append(self, w, step):
@@ -248,6 +244,15 @@ def test_interrupt_while_logging_the_weights_path(name, when, data, monkeypatch)
         if calls[0] == 3 and when == "after":
             raise KeyboardInterrupt
     monkeypatch.setattr(WeightsPath, "append", append)
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("name", PATH_LOGGERS)
+def test_interrupt_while_logging_the_weights_path(name, when, data, monkeypatch):
+    case = CASES[name]
+    X, y = _xy(case, data)
+    ref = _fit_quietly(case.make("stump").set_params(**{case.rounds: 3}), X, y)
+    _interrupt_third_path_append(when, monkeypatch)
     est = case.make("stump")
     with pytest.warns(FitInterruptedWarning):
         est.fit(X, y)
@@ -357,16 +362,7 @@ def test_adaboost_fw_interrupt_propagates_on_request_and_before_an_iterate_compl
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_adaboost_fw_interrupt_while_logging_the_weights_path(small, when, monkeypatch):
     ref = _adaboost_fw(small, None, n_estimators=3)
-    original, calls = WeightsPath.append, [0]
-
-    def append(self, w, step):
-        calls[0] += 1
-        if calls[0] == 3 and when == "before":
-            raise KeyboardInterrupt
-        original(self, w, step)
-        if calls[0] == 3 and when == "after":
-            raise KeyboardInterrupt
-    monkeypatch.setattr(WeightsPath, "append", append)
+    _interrupt_third_path_append(when, monkeypatch)
     res = _adaboost_fw(small, None)
     assert res.status == "interrupted"
     _assert_same_result(res, ref)
