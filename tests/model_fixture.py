@@ -1,0 +1,190 @@
+"""Fixed fits of every estimator and every boosting loop, for the behaviour-unchanged test.
+
+``tests/data/model_fixture.npz`` holds what these fits produced with the code before the
+round driver (commit dd2c3e4, before the one-engine restructuring). ``test_model_fixture.py``
+refits each case and compares, bit for bit or to 1e-12. Regenerate only on purpose, when a
+change of behaviour is intended and explained:  ``python tests/model_fixture.py``.
+
+Each case returns a dict of arrays: the model's outputs on held-out rows (decision function
+or prediction), its weights, its round count and status, and the non-timing history columns.
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, make_classification, make_regression
+
+FIXTURE = Path(__file__).parent / "data" / "model_fixture.npz"
+STATUS_CODES = {}  # status string -> stable integer, filled as met (stored as strings instead)
+
+
+def _binary():
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(X.shape[0])[:160]
+    X, y = X[idx][:, :6], y[idx]
+    return X[:120], y[:120], X[120:]
+
+
+def _multiclass():
+    X, y = make_classification(n_samples=150, n_features=5, n_informative=3, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=1)
+    return X[:110], y[:110], X[110:]
+
+
+def _regression():
+    X, y = make_regression(n_samples=140, n_features=4, noise=5.0, random_state=2)
+    return X[:100], y[:100] / 50.0, X[100:]
+
+
+def _history(hist) -> dict:
+    """The history's columns but its timings (names containing 'time')."""
+    if isinstance(hist, list):  # one-vs-rest: one history per class
+        out = {}
+        for k, h in enumerate(hist):
+            out.update({f"{name}[{k}]": v for name, v in _history(h).items()})
+        return out
+    return {name: np.asarray(v, dtype=np.float64) for name, v in hist.items() if "time" not in name}
+
+
+def _estimator_snapshot(est, X_test, weights_attr) -> dict:
+    out = {"n_iter": np.atleast_1d(np.asarray(est.n_iter_, dtype=np.float64)),
+           "status": np.atleast_1d(np.asarray(est.status_, dtype=str))}
+    if hasattr(est, "decision_function"):
+        out["decision"] = np.asarray(est.decision_function(X_test), dtype=np.float64)
+    out["predict"] = np.asarray(est.predict(X_test), dtype=np.float64)
+    if weights_attr and hasattr(est, weights_attr):
+        out["weights"] = np.asarray(getattr(est, weights_attr), dtype=np.float64)
+    for name, v in _history(est.history_).items():
+        out[f"history.{name}"] = v
+    return out
+
+
+def _fit(est, data, weights_attr="weights_", sample_weight=None):
+    X, y, X_test = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if sample_weight is None:
+            est.fit(X, y)
+        else:
+            est.fit(X, y, sample_weight=sample_weight)
+    return _estimator_snapshot(est, X_test, weights_attr)
+
+
+def _result_snapshot(res, weights) -> dict:
+    out = {"n_iter": np.atleast_1d(np.asarray(res.n_iter, dtype=np.float64)),
+           "status": np.atleast_1d(np.asarray(res.status, dtype=str)),
+           "weights": np.asarray(weights, dtype=np.float64)}
+    for name, v in _history(res.history).items():
+        out[f"history.{name}"] = v
+    return out
+
+
+def _cases():
+    import marginboost as mb
+    from marginboost.fwboost import adaboost_fw, classifier_oracle, fwboost, regression_oracle
+    from marginboost.blasso import blasso
+    from marginboost.losses import LogisticLoss, SquaredLoss
+    from marginboost.weak_learners import DecisionStump
+    from marginboost.weak_learners.regression import LeastSquaresTree
+
+    b, mc, r = _binary(), _multiclass(), _regression()
+    sw = np.random.default_rng(3).integers(1, 4, size=b[0].shape[0]).astype(np.float64)
+    cases = {
+        "lpboost": lambda: _fit(mb.LPBoostClassifier(nu=0.2, eps=0.02, weak_learner="stump"), b),
+        "lpboost_tree_weighted": lambda: _fit(mb.LPBoostClassifier(nu=0.2, eps=0.05), b, sample_weight=sw),
+        "erlpboost": lambda: _fit(mb.ERLPBoostClassifier(nu=0.2, eps=0.05), b),
+        "cerlpboost": lambda: _fit(mb.CERLPBoostClassifier(nu=0.2, eps=0.1, max_iter=200), b),
+        "mlpboost": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05), b),
+        "mlpboost_classic_none": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.1, fw="classic", secondary="none",
+                                                                    max_iter=60), b),
+        "mlpboost_linesearch_entropy": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, fw="line_search",
+                                                                          secondary="entropy"), b),
+        "mlpboost_pairwise_newton": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, fw="pairwise",
+                                                                       secondary="newton", weak_learner="stump"), b),
+        "mlpboost_hist_multiclass": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, weak_learner="hist_tree",
+                                                                       secondary="newton"), mc),
+        "fwboost_regressor_squared": lambda: _fit(mb.FWBoostRegressor(beta=5.0, n_estimators=40), r, "coef_"),
+        "fwboost_regressor_R_huber_away": lambda: _fit(mb.FWBoostRegressor(loss="huber", beta=3.0, variant="R",
+                                                                           away_steps=True, n_estimators=40), r,
+                                                       "coef_"),
+        "fwboost_regressor_short_step": lambda: _fit(mb.FWBoostRegressor(step="short_step", beta=5.0,
+                                                                         n_estimators=30), r, "coef_"),
+        "fwboost_regressor_classic_absolute": lambda: _fit(mb.FWBoostRegressor(loss="absolute", step="classic",
+                                                                               n_estimators=30), r, "coef_"),
+        "fwboost_classifier": lambda: _fit(mb.FWBoostClassifier(n_estimators=40), b, "coef_"),
+        "fwboost_classifier_logistic_away": lambda: _fit(mb.FWBoostClassifier(loss="logistic", away_steps=True,
+                                                                              n_estimators=40), b, "coef_"),
+        "maboost": lambda: _fit(mb.MABoostClassifier(max_iter=40), b, "coef_"),
+        "maboost_l2_lazy_smooth": lambda: _fit(mb.MABoostClassifier(regularizer="l2", update="lazy",
+                                                                    variant="smooth", max_iter=40), b, "coef_"),
+        "maboost_maxmargin": lambda: _fit(mb.MABoostClassifier(variant="maxmargin", max_iter=40), b, "coef_"),
+        "maboost_sparse": lambda: _fit(mb.MABoostClassifier(regularizer="l2", variant="sparse", max_iter=40), b,
+                                       "coef_"),
+        "madaboost": lambda: _fit(mb.MadaBoostClassifier(max_iter=40), b, "coef_"),
+        "adaboost": lambda: _fit(mb.AdaBoostClassifier(max_iter=40), b, "coef_"),
+        "adaboost_weighted": lambda: _fit(mb.AdaBoostClassifier(max_iter=30), b, "coef_", sample_weight=sw),
+        "average_margin": lambda: _fit(mb.AverageMarginBoostClassifier(nu=0.2, eps=0.1, max_iter=300), b),
+        "average_margin_line_search": lambda: _fit(mb.AverageMarginBoostClassifier(nu=0.2, eps=0.1, step="line_search",
+                                                                                   max_iter=300), b),
+        "totalboost": lambda: _fit(mb.TotalBoostClassifier(eps=0.1, max_iter=60), b),
+        "softboost": lambda: _fit(mb.SoftBoostClassifier(nu=0.2, eps=0.1, max_iter=60), b),
+        "adaboostv": lambda: _fit(mb.AdaBoostVClassifier(eps=0.2, max_iter=60), b),
+        "smoothboost": lambda: _fit(mb.SmoothBoostClassifier(kappa=0.2, gamma=0.2, max_iter=60), b),
+        "gbm_regressor": lambda: _fit(mb.GBMRegressor(n_estimators=30, subsample=0.7, random_state=4), r, None),
+        "gbm_classifier": lambda: _fit(mb.GBMClassifier(n_estimators=30, random_state=5), b, None),
+        "gbm_classifier_multiclass": lambda: _fit(mb.GBMClassifier(n_estimators=10, random_state=5), mc, None),
+        "graphsepboost": lambda: _fit(mb.GraphSepBoostClassifier(max_iter=30), b, None),
+    }
+
+    def fw_loop():
+        X, y, _ = r
+        p = np.full(y.shape[0], 1.0 / y.shape[0])
+        res = fwboost(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 4.0, away_steps=True,
+                      n_estimators=30)
+        return _result_snapshot(res, res.coef)
+
+    def fw_loop_classic():
+        X, y, _ = b
+        y_pm = np.where(y == 1, 1.0, -1.0)
+        res = fwboost(classifier_oracle(DecisionStump(), X), LogisticLoss(), y_pm, 3.0, step="classic",
+                      n_estimators=30)
+        return _result_snapshot(res, res.coef)
+
+    def adaboost_fw_loop():
+        X, y, _ = b
+        y_pm = np.where(y == 1, 1.0, -1.0)
+        res = adaboost_fw(DecisionStump().prepare(X, y_pm), y_pm, 2.0, n_estimators=30)
+        return _result_snapshot(res, res.coef)
+
+    def blasso_loop():
+        X, y, _ = r
+        p = np.full(y.shape[0], 1.0 / y.shape[0])
+        res = blasso(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 0.05, n_estimators=60)
+        return _result_snapshot(res, res.coef)
+
+    cases.update({"fwboost_loop_away": fw_loop, "fwboost_loop_classic": fw_loop_classic,
+                  "adaboost_fw_loop": adaboost_fw_loop, "blasso_loop": blasso_loop})
+    return cases
+
+
+CASES = _cases
+
+
+def run_case(name: str) -> dict:
+    return CASES()[name]()
+
+
+def write_fixture(path: Path = FIXTURE) -> None:
+    arrays = {}
+    for name, case in CASES().items():
+        for key, v in case().items():
+            arrays[f"{name}/{key}"] = v
+    np.savez_compressed(path, **arrays)
+
+
+if __name__ == "__main__":
+    write_fixture()
+    print(f"wrote {FIXTURE}")
