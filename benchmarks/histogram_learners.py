@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))  # benchmark this checkout, installed or not
 
-from marginboost import datasets  # noqa: E402
+from marginboost.io import datasets  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
 from marginboost.experiments.tables import atomic_write  # noqa: E402
 from marginboost.weak_learners import DecisionStump, EdgeTree, HistogramStump, HistogramTree  # noqa: E402

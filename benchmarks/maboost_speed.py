@@ -1,6 +1,6 @@
 """Time per round of every MABoost variant against our AdaBoost, same weak learner, same data.
 
-Issue 5's target: within 1.5x of AdaBoost per round. AdaBoost is :func:`marginboost.maboost.adaboost`
+Issue 5's target: within 1.5x of AdaBoost per round. AdaBoost is :func:`marginboost.mirror.maboost.adaboost`
 (entropy, simplex, AdaBoost's coefficient) run by the same loop, so the ratio is the cost of
 the variant's projection and step over AdaBoost's normalisation. One run measures everything:
 the weak learner is prepared once per (data set, learner) and shared; every repeat runs all
@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from marginboost.datasets import load_dataset
+from marginboost.io.datasets import load_dataset
 from marginboost.experiments.metadata import collect
 from marginboost.experiments.tables import atomic_write
-from marginboost.maboost import adaboost, maboost, madaboost, mirror_ascent_boost
+from marginboost.mirror.maboost import adaboost, maboost, madaboost, mirror_ascent_boost
 from marginboost.weak_learners import DecisionStump, EdgeTree
 
 TARGET = 1.5
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
         f"{', '.join(f'{x:.2f}' for x in load_after)} (the machine has {os.cpu_count()} cores and is shared, "
         "so single timings are noisy; see the method below).",
         "",
-        f"Method: AdaBoost = `marginboost.maboost.adaboost` in the same loop and with the same prepared weak "
+        f"Method: AdaBoost = `marginboost.mirror.maboost.adaboost` in the same loop and with the same prepared weak "
         f"learner; {args.rounds} rounds per run, {args.repeats} repeats, all configurations interleaved in a random "
         "order within each repeat; 'best' = the fastest repeat, ratio = best / AdaBoost's best; the median paired "
         f"ratio is the median over repeats of (variant / AdaBoost of the same repeat). smooth and combined: "

@@ -33,7 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from marginboost import ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
-from marginboost.datasets import load_dataset
+from marginboost.io.datasets import load_dataset
 from marginboost.experiments.metadata import collect, provenance_lines
 from marginboost.experiments.peers import NaiveLPBoost
 from marginboost.experiments.tables import atomic_write
@@ -74,7 +74,7 @@ def overhead_rows(max_time: float) -> list[dict]:
 
 def two_passes(m: int, t: int, repeats: int = 30) -> float:
     """Best seconds of ``U @ w`` plus best of ``U.T @ d`` on an m x t matrix of +-1 margins,
-    column-major as :class:`marginboost.booster.MarginMatrix` stores it, one BLAS thread."""
+    column-major as :class:`marginboost.soft_margin.scheme.MarginMatrix` stores it, one BLAS thread."""
     rng = np.random.default_rng(0)
     U = np.asfortranarray(rng.choice([-1.0, 1.0], (m, max(t, 1))))
     w, d = rng.random(U.shape[1]), rng.random(m)

@@ -28,7 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from marginboost import AdaBoostClassifier
 from marginboost.experiments.metadata import collect, provenance_lines
 from marginboost.experiments.tables import atomic_write
-from marginboost.model_io import load_model
+from marginboost.io.model_io import load_model
 
 TARGET_S = 1.0
 ROWS, FEATURES = 100_000, 20
@@ -38,7 +38,7 @@ CHILD = """
 import json, sys, time
 start = time.perf_counter()
 import numpy as np
-from marginboost.model_io import load_model
+from marginboost.io.model_io import load_model
 imported = time.perf_counter()
 X = np.random.default_rng(1).normal(size=({rows}, {features}))
 t0 = time.perf_counter()

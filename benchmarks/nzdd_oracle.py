@@ -31,11 +31,11 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO / "src"))  # benchmark this checkout, installed or not
 
-from marginboost import datasets  # noqa: E402
-from marginboost.average_margin import average_margin_boost  # noqa: E402
+from marginboost.io import datasets  # noqa: E402
+from marginboost.average_margin.frank_wolfe import average_margin_boost  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
 from marginboost.experiments.tables import atomic_write  # noqa: E402
-from marginboost.nzdd_stumps import build_stump_nzdd  # noqa: E402
+from marginboost.average_margin.nzdd_stumps import build_stump_nzdd  # noqa: E402
 from marginboost.weak_learners import DecisionStump  # noqa: E402
 
 DATASETS = ("ringnorm", "twonorm", "banana", "magic", "spambase")

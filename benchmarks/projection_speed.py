@@ -1,6 +1,6 @@
 """Time per call of the capped-simplex KL projection: selection (the package) vs sorting (before).
 
-``marginboost.projections.capped_simplex_kl_projection`` finds the capped set by quickselect in
+``marginboost.core.projections.capped_simplex_kl_projection`` finds the capped set by quickselect in
 expected O(m); ``tests/reference.py``'s ``sorted_kl_projection`` is the O(m log m) sorting code it
 replaced, verbatim. Both run single-threaded (``threadpool_limits(1)``) on the same margins, called
 in turn ``--repeats`` times after a warm-up; each time is the best of its calls, so a change of
@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "tests"))  # the sorting reference
 
 from marginboost.experiments import metadata  # noqa: E402
 from marginboost.experiments.tables import atomic_write  # noqa: E402
-from marginboost.projections import capped_simplex_kl_projection  # noqa: E402
+from marginboost.core.projections import capped_simplex_kl_projection  # noqa: E402
 from reference import exact_kl_projection, sorted_kl_projection  # noqa: E402
 
 

@@ -36,7 +36,7 @@ from marginboost import (  # noqa: E402
     LPBoostClassifier,
     MLPBoostClassifier,
 )
-from marginboost import datasets  # noqa: E402
+from marginboost.io import datasets  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
 from marginboost.weak_learners import DecisionStump, EdgeTree  # noqa: E402
 from plain_lpboost import plain_lpboost  # noqa: E402
@@ -60,7 +60,7 @@ STATUS = {"converged": "converged", "max_time": "TIMEOUT", "max_iter": "MAX_ITER
 
 # --------------------------------------------------------------------------------------- data
 def load_dataset(name: str, subsample: int | None, seed: int):
-    """The bundled data set (``marginboost.datasets``), optionally a stratified subsample."""
+    """The bundled data set (``marginboost.io.datasets``), optionally a stratified subsample."""
     data = datasets.load_dataset(name)
     X, y = np.ascontiguousarray(data.X), data.y
     if subsample is not None and subsample < y.shape[0]:

@@ -84,9 +84,9 @@ def _result_snapshot(res, weights) -> dict:
 
 def _cases():
     import marginboost as mb
-    from marginboost.fwboost import adaboost_fw, classifier_oracle, fwboost, regression_oracle
-    from marginboost.blasso import blasso
-    from marginboost.losses import LogisticLoss, SquaredLoss
+    from marginboost.functional.fwboost import adaboost_fw, classifier_oracle, fwboost, regression_oracle
+    from marginboost.functional.blasso import blasso
+    from marginboost.functional.losses import LogisticLoss, SquaredLoss
     from marginboost.weak_learners import DecisionStump
     from marginboost.weak_learners.regression import LeastSquaresTree
 

@@ -26,7 +26,7 @@ import functools
 import numpy as np
 from scipy.optimize import linprog
 
-from marginboost.projections import _suffix_logaddexp
+from marginboost.core.projections import _suffix_logaddexp
 
 __all__ = [
     "all_stump_margins",
@@ -101,7 +101,7 @@ def sorted_kl_projection(
     over the sorted log-weights, and the smallest count ``k`` of capped examples for which the
     first uncapped one fits under its cap. Bit for bit the stable-argsort version of commit
     45a7c9e (``tests/test_projections_fast.py``). Arguments as
-    :func:`marginboost.projections.capped_simplex_kl_projection`, unchecked.
+    :func:`marginboost.core.projections.capped_simplex_kl_projection`, unchecked.
     """
     q = np.asarray(q, dtype=np.float64)
     m = q.shape[0]

@@ -10,9 +10,9 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginboost.average_margin import HISTORY_COLUMNS, average_margin_boost, stump_eta
-from marginboost.average_margin_estimator import AverageMarginBoostClassifier
-from marginboost.nzdd_stumps import build_stump_nzdd
+from marginboost.average_margin.frank_wolfe import HISTORY_COLUMNS, average_margin_boost, stump_eta
+from marginboost.estimators.average_margin import AverageMarginBoostClassifier
+from marginboost.average_margin.nzdd_stumps import build_stump_nzdd
 from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets, soft_margin_reference
 
 

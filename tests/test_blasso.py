@@ -16,9 +16,9 @@ import pytest
 from reference import all_stump_margins
 from sklearn.linear_model import lasso_path
 
-from marginboost.blasso import blasso, staged_blasso
-from marginboost.fwboost import regression_oracle
-from marginboost.losses import SquaredLoss
+from marginboost.functional.blasso import blasso, staged_blasso
+from marginboost.functional.fwboost import regression_oracle
+from marginboost.functional.losses import SquaredLoss
 from marginboost.weak_learners.regression import LeastSquaresTree
 
 M = 30

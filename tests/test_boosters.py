@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets
 
-from marginboost import algorithms
+from marginboost.soft_margin import algorithms
 from marginboost.weak_learners import DecisionStump, WorstCaseLearner, make_lpboost_worst_case
 
 EPS = 0.01
@@ -165,10 +165,10 @@ def test_user_secondary_rule_is_called_and_validated(datasets):
 @pytest.mark.parametrize("name", ["cerlpboost", "mlpboost_pfw", "lpboost", "erlpboost"])
 def test_weights_path_replays_every_round_exactly(name, datasets):
     """The compact per-round log must reproduce the weights bit for bit, in O(1) per FW step."""
-    from marginboost.booster import boost
-    from marginboost.fw_rules import resolve_fw_rule
-    from marginboost.objectives import SmoothedSoftMargin, SoftMargin, entropy_eta
-    from marginboost.secondary import resolve_secondary
+    from marginboost.soft_margin.scheme import boost
+    from marginboost.soft_margin.fw_rules import resolve_fw_rule
+    from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin, entropy_eta
+    from marginboost.soft_margin.secondary import resolve_secondary
 
     _, X, y = datasets[0]
     assembly, eps = ASSEMBLIES[name]
@@ -202,8 +202,8 @@ def test_weights_path_replays_every_round_exactly(name, datasets):
 def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_rule(datasets):
     """The fast rule's candidate is at least its warm start (previous weights, zero on the new
     column), every round; with many steps it reaches the exact ERLPBoost rule's optimum."""
-    from marginboost.objectives import SmoothedSoftMargin, entropy_eta
-    from marginboost.secondary import EntropyRule, NewtonStepRule
+    from marginboost.soft_margin.objectives import SmoothedSoftMargin, entropy_eta
+    from marginboost.soft_margin.secondary import EntropyRule, NewtonStepRule
 
     _, X, y = datasets[1]
     m = X.shape[0]

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from marginboost import bregman as B
-from marginboost.projections import capped_simplex_euclidean_projection
+from marginboost.mirror import bregman as B
+from marginboost.core.projections import capped_simplex_euclidean_projection
 
 SEEDS = range(6)
 
@@ -200,7 +200,7 @@ def test_bad_inputs_name_the_parameter():
 def test_kl_box_projection_equals_the_weighted_capped_simplex_route():
     """The box projection sorts only the capped set; it agrees with the former route through
     the weighted capped-simplex projection (caps as example weights) up to rounding."""
-    from marginboost.projections import capped_simplex_kl_projection
+    from marginboost.core.projections import capped_simplex_kl_projection
 
     rng = np.random.default_rng(11)
     for _ in range(300):

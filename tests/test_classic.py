@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets
 
-from marginboost.classic import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
-from marginboost.objectives import soft_margin
-from marginboost.softboost import iteration_bound, softboost
+from marginboost.classic.adaboostv_smoothboost import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
+from marginboost.soft_margin.objectives import soft_margin
+from marginboost.totally_corrective.softboost import iteration_bound, softboost
 from marginboost.weak_learners import DecisionStump
 
 DATA = small_real_datasets()

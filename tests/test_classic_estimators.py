@@ -10,14 +10,14 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginboost.classic_estimators import (
+from marginboost.estimators.classic import (
     AdaBoostVClassifier,
     SmoothBoostClassifier,
     SoftBoostClassifier,
     TotalBoostClassifier,
 )
-from marginboost.estimators import LPBoostClassifier
-from marginboost.objectives import soft_margin
+from marginboost.estimators.soft_margin import LPBoostClassifier
+from marginboost.soft_margin.objectives import soft_margin
 from marginboost.weak_learners.naive_bayes import GaussianNaiveBayes
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
 

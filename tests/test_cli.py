@@ -44,8 +44,8 @@ def test_fit_then_predict(tmp_path, capsys):
     ("graphsepboost", ["--max-iter", "10"]),
 ])
 def test_every_booster_fits_and_predicts_through_a_model_file(tmp_path, capsys, booster, options):
-    from marginboost.datasets import load_dataset
-    from marginboost.model_io import load_model
+    from marginboost.io.datasets import load_dataset
+    from marginboost.io.model_io import load_model
 
     model = tmp_path / "model.json"
     if booster != "averagemargin":  # its weak learner is always all stumps (an NZDD)
@@ -131,7 +131,7 @@ def test_one_class_and_bad_model_file(tmp_path, capsys):
 
 @pytest.mark.parametrize("booster", ["mlpboost", "gbm"])
 def test_three_class_csv_fits_and_predicts_one_vs_rest(tmp_path, capsys, booster):
-    from marginboost.model_io import load_model
+    from marginboost.io.model_io import load_model
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 2))

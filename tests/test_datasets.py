@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
-from marginboost.datasets import list_datasets, load_csv, load_dataset, load_libsvm, make_twonorm, make_waveform
+from marginboost.io.datasets import list_datasets, load_csv, load_dataset, load_libsvm, make_twonorm, make_waveform
 
 SHAPES = {
     "banana": (5300, 2), "breast_cancer": (277, 9), "diabetes": (768, 8), "german": (1000, 20),

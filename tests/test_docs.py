@@ -195,7 +195,7 @@ def test_docstring_check_finds_a_missing_docstring(monkeypatch):
     def no_doc():
         pass
 
-    no_doc.__module__ = "marginboost.objectives"
+    no_doc.__module__ = "marginboost.soft_margin.objectives"
     no_doc.__qualname__ = "no_doc"
-    monkeypatch.setattr(importlib.import_module("marginboost.objectives"), "no_doc", no_doc, raising=False)
-    assert "marginboost.objectives.no_doc" in undocumented_symbols()
+    monkeypatch.setattr(importlib.import_module("marginboost.soft_margin.objectives"), "no_doc", no_doc, raising=False)
+    assert "marginboost.soft_margin.objectives.no_doc" in undocumented_symbols()

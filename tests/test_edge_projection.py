@@ -6,7 +6,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from marginboost.edge_projection import project_onto_edge_constraints, relative_entropy
+from marginboost.totally_corrective.edge_projection import project_onto_edge_constraints, relative_entropy
 
 
 def lp_value(U, nu):

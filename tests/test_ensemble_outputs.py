@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from marginboost.ensemble_outputs import SMALL_TREE, iter_outputs, output_matrix
+from marginboost.weak_learners.ensemble_outputs import SMALL_TREE, iter_outputs, output_matrix
 from marginboost.weak_learners import DecisionStump, DecisionTree, EdgeTree, GaussianNaiveBayes, Stump
 from marginboost.weak_learners.regression import (
     LeastSquaresStump,

@@ -4,8 +4,8 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from marginboost.entropic_master import solve_entropic_master
-from marginboost.objectives import SmoothedSoftMargin
+from marginboost.soft_margin.entropic_master import solve_entropic_master
+from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
 
 def cvxpy_entropic_master(U, nu, eta, weights=None):
@@ -64,7 +64,7 @@ def test_entropic_master_warm_start_from_any_vertex_gives_same_optimum():
 
 
 def test_entropy_rule_warns_when_its_solver_stops_early():
-    from marginboost.secondary import EntropyRule
+    from marginboost.soft_margin.secondary import EntropyRule
 
     rng = np.random.default_rng(0)
     U = np.sign(rng.uniform(-1, 1, size=(50, 8)))
@@ -95,7 +95,7 @@ def hessian_case(seed, m=200, t=9):
 @pytest.mark.parametrize("seed", range(4))
 def test_blocked_hessian_and_its_newton_step_equal_the_dense_formula(seed, monkeypatch):
     """Row blocks (dsyrk) smaller than the free set, so several are accumulated."""
-    import marginboost.entropic_master as em
+    import marginboost.soft_margin.entropic_master as em
 
     U, obj, w, d = hessian_case(seed)
     t = U.shape[1]
@@ -122,7 +122,7 @@ def test_blocked_hessian_and_its_newton_step_equal_the_dense_formula(seed, monke
 @pytest.mark.parametrize("seed", range(3))
 def test_sampled_hessian_estimates_the_exact_one(seed):
     """Systematic sampling in proportion to d: relative error about sqrt(t / sample)."""
-    from marginboost.entropic_master import _face_hessian
+    from marginboost.soft_margin.entropic_master import _face_hessian
 
     U, obj, w, d = hessian_case(seed, m=40000, t=12)
     support = np.arange(12)

@@ -14,8 +14,8 @@ from marginboost import (
     LPBoostClassifier,
     MLPBoostClassifier,
 )
-from marginboost.booster import HISTORY_COLUMNS
-from marginboost.estimators import resolve_nu
+from marginboost.soft_margin.scheme import HISTORY_COLUMNS
+from marginboost.estimators.soft_margin import resolve_nu
 
 ESTIMATORS = [LPBoostClassifier, ERLPBoostClassifier, CERLPBoostClassifier, MLPBoostClassifier]
 

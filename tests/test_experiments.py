@@ -13,7 +13,7 @@ import pytest
 from reference import all_stump_margins, exact_soft_margin_lp
 
 from marginboost import LPBoostClassifier, MLPBoostClassifier
-from marginboost.datasets import load_dataset
+from marginboost.io.datasets import load_dataset
 from marginboost.experiments import paper, run_benchmark
 from marginboost.experiments.benchmark import MIN_FIT_SECONDS, fit_time_limit
 from marginboost.experiments.peers import NaiveLPBoost, naive_soft_margin
@@ -247,7 +247,7 @@ def test_sampled_test_errors_match_staged_decision_function(heart100):
 
 
 def test_run_record_and_curve(heart100):
-    from marginboost.datasets import Dataset
+    from marginboost.io.datasets import Dataset
 
     X, y = heart100
     split = make_split(Dataset("tiny", X, y, "test"), seed=1)

@@ -6,9 +6,9 @@ considers the new hypothesis."""
 import numpy as np
 import pytest
 
-from marginboost.fw_rules import ClassicStep, FWContext, LineSearch, Pairwise, ShortStep, resolve_fw_rule
-from marginboost.line_search import exact_line_search
-from marginboost.objectives import SmoothedSoftMargin
+from marginboost.soft_margin.fw_rules import ClassicStep, FWContext, LineSearch, Pairwise, ShortStep, resolve_fw_rule
+from marginboost.core.line_search import exact_line_search
+from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
 
 def grid_argmax(obj, q, delta, lam_max, n=20001):
@@ -115,7 +115,7 @@ def test_unknown_rule_names_the_parameter():
 
 
 def test_secondary_rule_names_resolve_or_name_the_parameter():
-    from marginboost.secondary import CallableRule, EntropyRule, LPRule, resolve_secondary
+    from marginboost.soft_margin.secondary import CallableRule, EntropyRule, LPRule, resolve_secondary
 
     assert isinstance(resolve_secondary("lp"), LPRule) and isinstance(resolve_secondary("entropy"), EntropyRule)
     assert resolve_secondary("none") is None and resolve_secondary(None) is None
@@ -158,7 +158,7 @@ def test_line_search_leaves_no_reference_cycle_holding_its_arrays():
 
 def test_line_search_projects_once_per_root_finding_step():
     """The slopes at both ends are computed once: brentq's own evaluations of them are free."""
-    from marginboost.line_search import _slope
+    from marginboost.core.line_search import _slope
 
     class Counting(SmoothedSoftMargin):
         calls = 0

@@ -12,14 +12,14 @@ cp = pytest.importorskip("cvxpy")
 
 from reference import all_stump_margins  # noqa: E402
 
-from marginboost.fwboost import (  # noqa: E402
+from marginboost.functional.fwboost import (  # noqa: E402
     adaboost_fw,
     best_constant,
     classifier_oracle,
     fwboost,
     regression_oracle,
 )
-from marginboost.losses import AbsoluteLoss, ExponentialLoss, HuberLoss, LogisticLoss, SquaredLoss  # noqa: E402
+from marginboost.functional.losses import AbsoluteLoss, ExponentialLoss, HuberLoss, LogisticLoss, SquaredLoss  # noqa: E402
 from marginboost.weak_learners import DecisionStump, EdgeTree, WeakLearner  # noqa: E402
 from marginboost.weak_learners.regression import LeastSquaresStump  # noqa: E402
 
@@ -229,7 +229,7 @@ def test_bad_arguments_name_the_parameter(data):
 from sklearn.datasets import load_diabetes, make_classification  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from marginboost.fwboost_estimators import FWBoostClassifier, FWBoostRegressor  # noqa: E402
+from marginboost.estimators.fwboost import FWBoostClassifier, FWBoostRegressor  # noqa: E402
 
 # DecisionStump breaks exact ties between equal edges by the rounding of its running sums,
 # which differs between a weight-2 row and two copies of it.

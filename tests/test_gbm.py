@@ -5,9 +5,9 @@ from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegress
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginboost.gbm import gbm, initial_constant, leaf_ids
-from marginboost.gbm_estimators import GBMClassifier, GBMRegressor
-from marginboost.losses import AbsoluteLoss, ExponentialLoss, HuberLoss, LogisticLoss, SquaredLoss
+from marginboost.functional.gbm import gbm, initial_constant, leaf_ids
+from marginboost.estimators.gbm import GBMClassifier, GBMRegressor
+from marginboost.functional.losses import AbsoluteLoss, ExponentialLoss, HuberLoss, LogisticLoss, SquaredLoss
 from marginboost.weak_learners.regression import LeastSquaresStump
 
 

@@ -7,8 +7,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginboost.graphsepboost import aggregate_scores, binarise, graphsepboost
-from marginboost.graphsepboost_estimator import GraphSepBoostClassifier
+from marginboost.classic.graphsepboost import aggregate_scores, binarise, graphsepboost
+from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
 from marginboost.weak_learners import DecisionStump, EdgeTree
 
 

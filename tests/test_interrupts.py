@@ -37,18 +37,20 @@ from marginboost import (
     SolverError,
     TotalBoostClassifier,
 )
-from marginboost import blasso as blasso_module
-from marginboost import booster, classic, restricted_lp
-from marginboost.blasso import blasso
-from marginboost.booster import WeightsPath
-from marginboost.datasets import make_twonorm, make_waveform
-from marginboost.fwboost import adaboost_fw, regression_oracle
-from marginboost.interrupts import FitInterruptedWarning, on_interrupt
-from marginboost.losses import SquaredLoss
-from marginboost.model_codecs import encode_hypothesis
-from marginboost.model_io import model_to_dict
-from marginboost.nzdd_stumps import StumpNZDD
-from marginboost.secondary import EntropyRule
+from marginboost.functional import blasso as blasso_module
+from marginboost.core import rounds as rounds_module
+from marginboost.classic import adaboostv_smoothboost as classic
+from marginboost.soft_margin import restricted_lp
+from marginboost.functional.blasso import blasso
+from marginboost.core.rounds import WeightsPath
+from marginboost.io.datasets import make_twonorm, make_waveform
+from marginboost.functional.fwboost import adaboost_fw, regression_oracle
+from marginboost.core.interrupts import FitInterruptedWarning, on_interrupt
+from marginboost.functional.losses import SquaredLoss
+from marginboost.io.model_codecs import encode_hypothesis
+from marginboost.io.model_io import model_to_dict
+from marginboost.average_margin.nzdd_stumps import StumpNZDD
+from marginboost.soft_margin.secondary import EntropyRule
 from marginboost.weak_learners import DecisionStump, LeastSquaresStump, RegressionLearner, WeakLearner
 
 TIME_COLUMNS = {"time", "weak_learner_time", "solver_time", "oracle_time"}
@@ -264,20 +266,21 @@ def test_interrupt_while_logging_the_weights_path(name, when, data, monkeypatch)
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("name, module", [("LPBoost", booster), ("AdaBoostV", classic), ("SmoothBoost", classic)])
+@pytest.mark.parametrize("name, module", [("LPBoost", rounds_module), ("AdaBoostV", classic), ("SmoothBoost", classic)])
 def test_interrupt_after_the_history_row_before_the_commit(name, module, data, monkeypatch):
     """Round 3 has logged its history row but not committed: the model of 2 rounds comes back."""
     case = CASES[name]
     X, y = _xy(case, data)
     ref = _fit_quietly(case.make("stump").set_params(**{case.rounds: 2}), X, y)
-    original, calls = module._record, [0]
+    hook = "_append_row" if module is rounds_module else "_record"
+    original, calls = getattr(module, hook), [0]
 
     def record(*args):
         original(*args)
         calls[0] += 1
         if calls[0] == 3:
             raise KeyboardInterrupt
-    monkeypatch.setattr(module, "_record", record)
+    monkeypatch.setattr(module, hook, record)
     est = case.make("stump")
     with pytest.warns(FitInterruptedWarning):
         est.fit(X, y)
@@ -552,7 +555,7 @@ def test_data_generators_are_seeded():
 
 
 # Sums over m > 10^4 entries are where a second BLAS thread changed the rounding (the loops
-# now run BLAS single-threaded, marginboost.threads); GraphSepBoost's O(m^2) graph is left out.
+# now run BLAS single-threaded, marginboost.core.threads); GraphSepBoost's O(m^2) graph is left out.
 @pytest.mark.parametrize("name", ["CERLPBoost", "MLPBoost", "AdaBoostV", "SmoothBoost", "MABoost",
                                   "MadaBoost", "FWBoostClassifier", "GBMClassifier", "AverageMargin"])
 def test_large_samples_are_identical_whatever_the_number_of_threads(name):

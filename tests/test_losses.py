@@ -3,7 +3,7 @@ against the largest second difference on the feasible box, the protocol for user
 import numpy as np
 import pytest
 
-from marginboost.losses import (
+from marginboost.functional.losses import (
     AbsoluteLoss,
     ExponentialLoss,
     HuberLoss,

@@ -7,8 +7,8 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginboost.bregman import kl_simplex_projection
-from marginboost.maboost import (
+from marginboost.mirror.bregman import kl_simplex_projection
+from marginboost.mirror.maboost import (
     HISTORY_COLUMNS,
     AdaBoostStep,
     MirrorAscent,
@@ -17,7 +17,7 @@ from marginboost.maboost import (
     madaboost,
     mirror_ascent_boost,
 )
-from marginboost.maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from marginboost.weak_learners import DecisionStump
 
 SIMPLEX_VARIANTS = [(r, u, v) for r in ("entropy", "l2") for u in ("active", "lazy")

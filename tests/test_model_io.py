@@ -10,6 +10,7 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
+from marginboost.estimators.soft_margin import _SoftMarginBoostClassifier
 from marginboost import (
     AdaBoostClassifier,
     AdaBoostVClassifier,
@@ -27,11 +28,10 @@ from marginboost import (
     MLPBoostClassifier,
     SmoothBoostClassifier,
     SoftBoostClassifier,
-    SoftMarginBoostClassifier,
     TotalBoostClassifier,
 )
-from marginboost.model_codecs import NO_STAGES, encode_hypothesis
-from marginboost.model_io import (
+from marginboost.io.model_codecs import NO_STAGES, encode_hypothesis
+from marginboost.io.model_io import (
     ESTIMATORS,
     FORMAT_VERSION,
     ModelFileError,
@@ -83,7 +83,7 @@ def _fit(case, weak_learner, labels=Y):
 
 
 def test_every_estimator_is_covered_and_documented():
-    import marginboost.model_io as model_io
+    import marginboost.io.model_io as model_io
 
     assert {type(CASES[c]("tree")) for c in CASES} == set(ESTIMATORS.values())
     for cls in ESTIMATORS.values():
@@ -188,7 +188,7 @@ def test_unsavable_models_are_refused(tmp_path):
 
 def test_load_checks_the_class(tmp_path):
     _fit("LPBoost", "stump").save(tmp_path / "m.json")
-    assert type(SoftMarginBoostClassifier.load(tmp_path / "m.json")) is LPBoostClassifier
+    assert type(_SoftMarginBoostClassifier.load(tmp_path / "m.json")) is LPBoostClassifier
     with pytest.raises(ModelFileError, match="holds a LPBoostClassifier, not a GBMRegressor"):
         GBMRegressor.load(tmp_path / "m.json")
 

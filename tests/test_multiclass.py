@@ -1,4 +1,4 @@
-"""More than two classes: one-vs-rest for every classifier (marginboost.multiclass)."""
+"""More than two classes: one-vs-rest for every classifier (marginboost.estimators.multiclass)."""
 import json
 import re
 import warnings
@@ -29,9 +29,9 @@ from marginboost import (
     TotalBoostClassifier,
     on_interrupt,
 )
-from marginboost.binary import vote_probability
-from marginboost.model_io import ModelFileError, model_from_dict, model_to_dict
-from marginboost.multiclass import probabilities
+from marginboost.estimators.binary import vote_probability
+from marginboost.io.model_io import ModelFileError, model_from_dict, model_to_dict
+from marginboost.estimators.multiclass import probabilities
 from marginboost.weak_learners import DecisionStump, WeakLearner, histogram, stumps
 
 # Few rounds: every classifier, fast.
@@ -277,12 +277,12 @@ class _Clock:
 
 
 def test_max_time_is_shared_out_over_the_classes(monkeypatch):
-    import marginboost.multiclass
+    import marginboost.estimators.multiclass
 
     X, y = DATA["iris"]
     _Spy.seen = []
     # start, then before classes 0, 1, 2: 5 s and 9 s gone when classes 1 and 2 start
-    monkeypatch.setattr(marginboost.multiclass, "time", _Clock([0.0, 0.0, 5.0, 9.0]))
+    monkeypatch.setattr(marginboost.estimators.multiclass, "time", _Clock([0.0, 0.0, 5.0, 9.0]))
     est = _fit(_Spy(max_time=12.0, max_iter=5), X, y)
     assert _Spy.seen == [12.0, 4.0, 3.5, 3.0]
     assert all(model.max_time == 12.0 for model in est.estimators_)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from marginboost.nzdd import MAX_ETA, NZDD
-from marginboost.nzdd_stumps import build_margins_nzdd, build_stump_nzdd
+from marginboost.average_margin.nzdd import MAX_ETA, NZDD
+from marginboost.average_margin.nzdd_stumps import build_margins_nzdd, build_stump_nzdd
 from reference import all_stump_margins
 
 ETAS = [1e-3, 1.0, 37.5, 1e3, 1e4, 1e6]
@@ -137,7 +137,7 @@ def test_unrolled_oracle_restarts_match_generic_dp(eta):
 
 def test_oracle_exponentials_are_within_two_ulp():
     """The table's vectorised exp(+-x) (even/odd Taylor split, no division) against libm."""
-    from marginboost.stump_oracle import _example_table
+    from marginboost.average_margin.stump_oracle import _example_table
     x = np.random.default_rng(2).uniform(-340.0, 340.0, 100_000)
     rec = _example_table(1.0, x, np.ones_like(x))[0]
     for got, want in ((rec[:, 2], np.exp(x)), (rec[:, 3], np.exp(-x))):

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
-from marginboost.objectives import (
+from marginboost.soft_margin.objectives import (
     SmoothedSoftMargin,
     SoftMargin,
     entropy_eta,

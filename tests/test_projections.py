@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from marginboost.projections import (
+from marginboost.core.projections import (
     capped_simplex_euclidean_projection,
     capped_simplex_kl_projection,
     simplex_euclidean_projection,

@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from marginboost.projections import (
+from marginboost.core.projections import (
     _suffix_logaddexp,
     box_capped_simplex_euclidean_projection,
     capped_simplex_euclidean_projection,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from marginboost.objectives import soft_margin
-from marginboost.restricted_lp import RestrictedMasterLP, SolverError
+from marginboost.soft_margin.objectives import soft_margin
+from marginboost.soft_margin.restricted_lp import RestrictedMasterLP, SolverError
 
 
 def edge_minimisation_linprog(U, caps):

@@ -4,8 +4,8 @@ from sklearn.model_selection import train_test_split
 
 from marginboost import (AdaBoostVClassifier, GraphSepBoostClassifier, SmoothBoostClassifier,
                          SoftBoostClassifier, TotalBoostClassifier)
-from marginboost.classic import adaboostv_rounds
-from marginboost.softboost import iteration_bound
+from marginboost.classic.adaboostv_smoothboost import adaboostv_rounds
+from marginboost.totally_corrective.softboost import iteration_bound
 
 X, y = load_breast_cancer(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)

@@ -1,6 +1,6 @@
 """A Frank-Wolfe step rule of our own: the best of a few candidate steps.
 
-A rule is any callable taking a :class:`marginboost.fw_rules.FWContext` and returning the
+A rule is any callable taking a :class:`marginboost.soft_margin.fw_rules.FWContext` and returning the
 candidate weights ``w1`` and their margins ``q1 = U @ w1`` (optionally a third item
 ``(scale, touched)``: ``w1 == scale * w`` except on the indices ``touched``). This one tries
 the classic step 2/(t+2), the short step of Algorithm 3 and a geometric grid, and keeps the
@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 
 from marginboost import MLPBoostClassifier
-from marginboost.fw_rules import FWContext, ShortStep
+from marginboost.soft_margin.fw_rules import FWContext, ShortStep
 
 
 class BestOfSteps:

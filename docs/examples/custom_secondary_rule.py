@@ -10,7 +10,7 @@ from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer
 
 from marginboost import MLPBoostClassifier
-from marginboost.secondary import Candidate
+from marginboost.soft_margin.secondary import Candidate
 
 
 def soft_margin_lp(nu):

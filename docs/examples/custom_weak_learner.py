@@ -7,7 +7,9 @@ largest edge sum_i d_i y_i h(x_i) over all of H, so the soft-margin guarantees h
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 
-from marginboost import MABoostClassifier, MLPBoostClassifier, algorithms
+from marginboost import MABoostClassifier, MLPBoostClassifier
+
+from marginboost.soft_margin import algorithms
 from marginboost.weak_learners import EdgeOracle, Hypothesis, WeakLearner
 
 

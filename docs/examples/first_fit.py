@@ -4,7 +4,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 
 from marginboost import MLPBoostClassifier
-from marginboost.booster import UPDATE_NAMES
+from marginboost.soft_margin.scheme import UPDATE_NAMES
 
 X, y = load_breast_cancer(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)

@@ -9,38 +9,39 @@ vector of a hypothesis ``u = y * h(X)``, margin matrix ``U`` (m x t), edge ``d @
 capped simplex ``P(m, nu) = {d in [0, 1/nu]^m : sum d = 1}``, soft margin
 ``min_{d in P(m, nu)} d @ U @ w``, smoothing strength ``eta = 2 ln(m/nu)/eps``.
 """
-__version__ = "0.1.0"  # first: model_io records it
+from marginboost._version import __version__
 
-from .booster import BoostResult, boost
-from .average_margin_estimator import AverageMarginBoostClassifier
-from .classic_estimators import (
+from marginboost.core.rounds import FitResult, Status
+from marginboost.soft_margin.scheme import boost
+from marginboost.estimators.average_margin import AverageMarginBoostClassifier
+from marginboost.estimators.classic import (
     AdaBoostVClassifier,
     SmoothBoostClassifier,
     SoftBoostClassifier,
     TotalBoostClassifier,
 )
-from .estimators import (
+from marginboost.estimators.soft_margin import (
     CERLPBoostClassifier,
     ERLPBoostClassifier,
     LPBoostClassifier,
     MLPBoostClassifier,
-    SoftMarginBoostClassifier,
 )
-from .fwboost_estimators import FWBoostClassifier, FWBoostRegressor
-from .gbm_estimators import GBMClassifier, GBMRegressor
-from .graphsepboost_estimator import GraphSepBoostClassifier
-from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
-from .interrupts import FitInterruptedWarning, on_interrupt
-from .model_io import ModelFileError, load_model, save_model
-from .restricted_lp import SolverError
-from .weak_learners import HistogramStump, HistogramTree
+from marginboost.estimators.fwboost import FWBoostClassifier, FWBoostRegressor
+from marginboost.estimators.gbm import GBMClassifier, GBMRegressor
+from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
+from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from marginboost.core.interrupts import FitInterruptedWarning, on_interrupt
+from marginboost.io.model_io import ModelFileError, load_model, save_model
+from marginboost.soft_margin.restricted_lp import SolverError
+from marginboost.weak_learners import HistogramStump, HistogramTree
 
 
 __all__ = [
     "AdaBoostClassifier",
     "AdaBoostVClassifier",
     "AverageMarginBoostClassifier",
-    "BoostResult",
+    "FitResult",
+    "Status",
     "CERLPBoostClassifier",
     "ERLPBoostClassifier",
     "FWBoostClassifier",
@@ -56,7 +57,6 @@ __all__ = [
     "MadaBoostClassifier",
     "MLPBoostClassifier",
     "ModelFileError",
-    "SoftMarginBoostClassifier",
     "SmoothBoostClassifier",
     "SoftBoostClassifier",
     "SolverError",

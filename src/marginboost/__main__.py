@@ -1,4 +1,4 @@
 """``python -m marginboost`` is the ``marginboost`` command line (see :mod:`marginboost.cli`)."""
-from .cli import main
+from marginboost.cli import main
 
 raise SystemExit(main())

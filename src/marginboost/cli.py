@@ -1,7 +1,7 @@
 """The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma, bench-nzdd.
 
 ``fit --booster NAME`` fits any classifier of the package (:data:`BOOSTERS`) and ``--model``
-writes it in the one model format of :mod:`.model_io`, which ``predict`` reads. The named
+writes it in the one model format of :mod:`marginboost.io.model_io`, which ``predict`` reads. The named
 options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name and are refused
 by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``n_estimators=50``).
 
@@ -10,7 +10,7 @@ with fewer than two classes) end with a one-line ``marginboost: error: ...`` and
 2, never a traceback. Ctrl-C ends a command with status 130, keeping what was already written.
 
 A CSV or LIBSVM file may hold more than two classes: ``fit`` then fits one model per class
-(one-vs-rest, :mod:`.multiclass`), and the model file keeps them all. The bundled data sets
+(one-vs-rest, :mod:`marginboost.estimators.multiclass`), and the model file keeps them all. The bundled data sets
 are binary.
 """
 from __future__ import annotations
@@ -25,19 +25,19 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
 
-from . import __version__
-from .average_margin_estimator import AverageMarginBoostClassifier
-from .classic_estimators import AdaBoostVClassifier, SmoothBoostClassifier, SoftBoostClassifier, TotalBoostClassifier
-from .estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
-from .fw_rules import FW_RULES
-from .weak_learners import NAMED_WEAK_LEARNERS
-from .fwboost_estimators import FWBoostClassifier
-from .gbm_estimators import GBMClassifier
-from .graphsepboost_estimator import GraphSepBoostClassifier
-from .interrupts import on_interrupt
-from .maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
-from .multiclass import is_one_vs_rest
-from .secondary import SECONDARY_RULES
+from marginboost._version import __version__
+from marginboost.estimators.average_margin import AverageMarginBoostClassifier
+from marginboost.estimators.classic import AdaBoostVClassifier, SmoothBoostClassifier, SoftBoostClassifier, TotalBoostClassifier
+from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
+from marginboost.soft_margin.fw_rules import FW_RULES
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS
+from marginboost.estimators.fwboost import FWBoostClassifier
+from marginboost.estimators.gbm import GBMClassifier
+from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
+from marginboost.core.interrupts import on_interrupt
+from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from marginboost.estimators.multiclass import is_one_vs_rest
+from marginboost.soft_margin.secondary import SECONDARY_RULES
 
 # Every classifier of the package: the command line reads labelled data only, so no regressor.
 BOOSTERS = {
@@ -75,7 +75,7 @@ class _Parser(argparse.ArgumentParser):
 def load_data(spec: str, label_column: str | None = None):
     """A bundled data set by name, or a CSV / LIBSVM file by path (``.svm``/``.libsvm``/``.txt``),
     which may hold more than two classes."""
-    from .datasets import list_datasets, load_csv, load_dataset, load_libsvm
+    from marginboost.io.datasets import list_datasets, load_csv, load_dataset, load_libsvm
 
     if spec in list_datasets():
         return load_dataset(spec)
@@ -172,7 +172,7 @@ def _booster_params(args) -> dict:
 
 def cmd_datasets(args) -> int:
     """``marginboost datasets``: print the bundled data sets and their sources; returns 0."""
-    from .datasets import list_datasets
+    from marginboost.io.datasets import list_datasets
 
     for name, source in list_datasets().items():
         print(f"{name:<14} {source}")
@@ -197,7 +197,7 @@ def cmd_fit(args) -> int:
 
 def cmd_predict(args) -> int:
     """``marginboost predict``: predict ``--data`` with the classifier of ``--model``, to stdout or ``--output``; returns 0."""
-    from .model_io import load_model
+    from marginboost.io.model_io import load_model
 
     est = load_model(args.model)
     if not is_classifier(est):
@@ -253,10 +253,10 @@ def cmd_demo(args) -> int:
 def cmd_bench(args) -> int:
     """``marginboost bench``: paper 000's Tables 2-3 and Figures 1-5 (:func:`.experiments.run_benchmark`); 130 if interrupted."""
     try:
-        from .experiments import run_benchmark
+        from marginboost.experiments import run_benchmark
     except ImportError as exc:
         raise UsageError(f"the benchmark needs the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
-    from .datasets import list_datasets
+    from marginboost.io.datasets import list_datasets
 
     unknown = [name for name in args.datasets or [] if name not in list_datasets()]
     if unknown:
@@ -282,7 +282,7 @@ def _none_is_empty(names):
 
 def cmd_bench_fw(args) -> int:
     """``marginboost bench-fw``: paper 001's FWBoost experiments (:mod:`.experiments.fw_experiments`); returns 0."""
-    from .experiments.fw_experiments import run_fw_experiments
+    from marginboost.experiments.fw_experiments import run_fw_experiments
 
     if args.splits is not None and args.splits < 1:
         raise UsageError(f"--splits must be at least 1, got {args.splits}")
@@ -296,8 +296,8 @@ def cmd_bench_fw(args) -> int:
 
 def cmd_bench_nzdd(args) -> int:
     """``marginboost bench-nzdd``: paper 003's Table 2 (:mod:`.experiments.nzdd_experiments`); returns 0."""
-    from .datasets import list_datasets
-    from .experiments.nzdd_experiments import run_nzdd_experiments
+    from marginboost.io.datasets import list_datasets
+    from marginboost.experiments.nzdd_experiments import run_nzdd_experiments
 
     unknown = [n for n in args.datasets or [] if n not in list_datasets()
                and not (n.startswith("twonorm_") and n[len("twonorm_"):].isdigit())]
@@ -320,7 +320,7 @@ def cmd_bench_nzdd(args) -> int:
 def cmd_bench_ma(args) -> int:
     """``marginboost bench-ma``: paper 002's MABoost experiments (:mod:`.experiments.ma_experiments`); returns 0."""
     try:
-        from .experiments.ma_experiments import run_ma_experiments
+        from marginboost.experiments.ma_experiments import run_ma_experiments
     except ImportError as exc:
         raise UsageError(f"the MABoost experiments need the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
     run_ma_experiments(Path(args.out), quick=args.quick, seed=args.seed, progress=print)

@@ -6,11 +6,11 @@ One entry point, :func:`run_benchmark`; the parts: :mod:`.runner` (one fit, one 
 :mod:`.peers`, :mod:`.tables`, :mod:`.figures`, :mod:`.paper` (the paper's numbers),
 :mod:`.metadata` (provenance).
 """
-from .benchmark import ALL_DATASETS, PAPER_NUS, QUICK, run_benchmark
-from .figures import make_figures
-from .peers import NaiveLPBoost, available_peers
-from .runner import BOOSTERS, DEFAULT_BOOSTERS, TABLE3_BOOSTERS
-from .tables import table2_rows, table3_rows, write_tables
+from marginboost.experiments.benchmark import ALL_DATASETS, PAPER_NUS, QUICK, run_benchmark
+from marginboost.experiments.figures import make_figures
+from marginboost.experiments.peers import NaiveLPBoost, available_peers
+from marginboost.experiments.runner import BOOSTERS, DEFAULT_BOOSTERS, TABLE3_BOOSTERS
+from marginboost.experiments.tables import table2_rows, table3_rows, write_tables
 
 __all__ = [
     "ALL_DATASETS",

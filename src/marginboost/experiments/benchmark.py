@@ -36,15 +36,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets import Dataset
-from ..interrupts import on_interrupt
-from . import metadata as meta
-from .canon import CANON, DEFAULT_CANON, run_canon
-from .figures import make_figures
-from .peers import NAIVE_LPBOOST, PEER_LABELS, SKLEARN_PEERS, available_peers, peer_available
-from .runner import (BOOSTERS, DEFAULT_BOOSTERS, MAX_DEPTH, MAX_ITER, TABLE3_BOOSTERS, TEST_SIZE, Split,
+from marginboost.io.datasets import Dataset
+from marginboost.core.interrupts import on_interrupt
+from marginboost.experiments import metadata as meta
+from marginboost.experiments.canon import CANON, DEFAULT_CANON, run_canon
+from marginboost.experiments.figures import make_figures
+from marginboost.experiments.peers import NAIVE_LPBOOST, PEER_LABELS, SKLEARN_PEERS, available_peers, peer_available
+from marginboost.experiments.runner import (BOOSTERS, DEFAULT_BOOSTERS, MAX_DEPTH, MAX_ITER, TABLE3_BOOSTERS, TEST_SIZE, Split,
                      choose_nu, cv_folds, label_of, make_split, run_booster, run_cv_fold, run_peer)
-from .tables import write_tables
+from marginboost.experiments.tables import write_tables
 
 # Smallest first (m = 270 ... 7400): the budget small sets leave unused goes to the large ones.
 ALL_DATASETS = ("heart", "breast_cancer", "diabetes", "german", "titanic", "splice", "waveform", "banana",
@@ -67,7 +67,7 @@ def run_benchmark(datasets=None, boosters=None, nus=None, eps=0.01, max_time=Non
 
     Parameters
     ----------
-    datasets : names for :func:`marginboost.datasets.load_dataset` or ``Dataset`` objects;
+    datasets : names for :func:`marginboost.io.datasets.load_dataset` or ``Dataset`` objects;
         default all ten bundled sets (quick: heart, breast_cancer).
     boosters : keys of :data:`~.runner.BOOSTERS`; default the paper's six: lpboost, erlpboost,
         cerlpboost (FW = SS only), pfw, mlpboost_ss, mlpboost_pfw.

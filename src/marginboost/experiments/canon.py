@@ -20,9 +20,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import (AdaBoostVClassifier, GBMClassifier, GraphSepBoostClassifier, SmoothBoostClassifier,
+from marginboost import (AdaBoostVClassifier, GBMClassifier, GraphSepBoostClassifier, SmoothBoostClassifier,
                 SoftBoostClassifier, TotalBoostClassifier)
-from .runner import MAX_DEPTH, MAX_ITER, STATUS, Split, _error, _record
+from marginboost.experiments.runner import MAX_DEPTH, MAX_ITER, STATUS, Split, _error, _record
 
 TREES = {"weak_learner": "tree", "max_depth": MAX_DEPTH}
 

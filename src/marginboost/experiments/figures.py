@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .runner import label_of
+from marginboost.experiments.runner import label_of
 
 COLORS = {"lpboost": "tab:blue", "erlpboost": "tab:orange", "cerlpboost": "tab:green", "ss_only": "tab:olive",
           "pfw": "tab:purple", "mlpboost_ss": "tab:red", "mlpboost_pfw": "tab:brown"}
@@ -119,7 +119,7 @@ def _time_axis(ax, runs, boosters, y_key, y_label, dataset) -> None:
 
 
 def _provenance(results) -> dict:
-    from .tables import jsonable
+    from marginboost.experiments.tables import jsonable
 
     md = results["metadata"]
     comment = {"metadata": md, "datasets": results["datasets"], "state": results["state"]}

@@ -14,17 +14,17 @@ Here (:func:`run_fw_experiments`; ``marginboost bench-fw``):
   standardised with the training half's mean and standard deviation, so an MSE is in units of
   ``var(y_train)`` and ``beta`` and BLasso's ``eps`` are in units of ``std(y_train)``.
 * Regression methods, all with depth-``depth`` least-squares trees and ``rounds`` rounds:
-  FWBoost_C and FWBoost_R (:class:`~marginboost.fwboost_estimators.FWBoostRegressor`, exact line
+  FWBoost_C and FWBoost_R (:class:`~marginboost.estimators.fwboost.FWBoostRegressor`, exact line
   search, ``beta`` by ``folds``-fold CV on the training half over ``BETAS_REGRESSION``, scored at
   the last round); ``GradientBoostingRegressor`` plain (learning rate 1), with shrinkage 0.1,
   with early stopping (learning rate 1, ``n_iter_no_change=5`` on a 20% validation part) and
-  with subsampling 0.5 (learning rate 1); BLasso (:mod:`marginboost.blasso`, step ``eps`` on
+  with subsampling 0.5 (learning rate 1); BLasso (:mod:`marginboost.functional.blasso`, step ``eps`` on
   least-squares trees fit to the residual). Gradient boosting is untuned: its rounds are the
   parameter whose growth is in question.
-* Classification: AdaBoost.FW (:class:`~marginboost.fwboost_estimators.FWBoostClassifier`,
+* Classification: AdaBoost.FW (:class:`~marginboost.estimators.fwboost.FWBoostClassifier`,
   exponential loss, variant C, exact decision stumps, ``beta`` by CV over
   ``BETAS_CLASSIFICATION``) against scikit-learn's ``AdaBoostClassifier`` with depth-1 trees, on
-  KEEL sets through :func:`marginboost.datasets.load_dataset` (stratified 50/50 splits).
+  KEEL sets through :func:`marginboost.io.datasets.load_dataset` (stratified 50/50 splits).
 * A method that stops before ``rounds`` (early stopping, BLasso, FWBoost_R once its vertex stops
   descending) keeps its last value for the remaining rounds, as in 001's Fig. 1.
 
@@ -52,14 +52,14 @@ from sklearn.ensemble import AdaBoostClassifier, GradientBoostingRegressor
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from ..blasso import blasso, staged_blasso
-from ..fwboost import regression_oracle
-from ..fwboost_estimators import FWBoostClassifier, FWBoostRegressor
-from ..interrupts import on_interrupt
-from ..losses import SquaredLoss
-from ..weak_learners.regression import LeastSquaresTree
-from . import metadata
-from .tables import atomic_write, csv_text, jsonable
+from marginboost.functional.blasso import blasso, staged_blasso
+from marginboost.functional.fwboost import regression_oracle
+from marginboost.estimators.fwboost import FWBoostClassifier, FWBoostRegressor
+from marginboost.core.interrupts import on_interrupt
+from marginboost.functional.losses import SquaredLoss
+from marginboost.weak_learners.regression import LeastSquaresTree
+from marginboost.experiments import metadata
+from marginboost.experiments.tables import atomic_write, csv_text, jsonable
 
 __all__ = ["FULL", "QUICK", "make_fw_figures", "run_fw_experiments", "write_fw_results"]
 
@@ -256,7 +256,7 @@ def _warm_up():
 @on_interrupt("raise")  # Ctrl-C ends the run: an interrupted fit must not enter the tables
 def run_fw_experiments(out_dir=None, *, quick=False, seed=0, splits=None, rounds=None, progress=None) -> dict:
     """Run 001's experiments (module doc); write the results to ``out_dir`` if given."""
-    from ..datasets import load_dataset
+    from marginboost.io.datasets import load_dataset
 
     cfg = dict(QUICK if quick else FULL)
     if splits is not None:

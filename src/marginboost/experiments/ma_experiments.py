@@ -33,11 +33,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..datasets import load_dataset
-from ..interrupts import on_interrupt
-from ..maboost_estimators import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
-from .metadata import collect
-from .tables import atomic_write, csv_text, jsonable
+from marginboost.io.datasets import load_dataset
+from marginboost.core.interrupts import on_interrupt
+from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
+from marginboost.experiments.metadata import collect
+from marginboost.experiments.tables import atomic_write, csv_text, jsonable
 
 NOISE_RATES = (0.0, 0.05, 0.1, 0.2)
 SMOOTHNESSES = (0.1, 0.2)

@@ -129,7 +129,7 @@ def _loads(values) -> str:
 
 
 def array_sha256(X: np.ndarray, y: np.ndarray) -> str:
-    """The hash :meth:`marginboost.datasets.Dataset.sha256` gives to ``(X, y)``."""
-    from ..datasets import Dataset
+    """The hash :meth:`marginboost.io.datasets.Dataset.sha256` gives to ``(X, y)``."""
+    from marginboost.io.datasets import Dataset
 
     return Dataset("", np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), "").sha256()

@@ -8,12 +8,12 @@ here), "SS algorithm" is Shalev-Shwartz and Singer's (C-ERLPBoost here), the wea
 the exact decision stump (``weak_learner='stump'``: every stump, both orientations), and the
 paper's data (LIBSVM Madelon, Covtype, Gisette, Real-sim, RCV1) are not available offline.
 Here: the largest sets that are (KEEL ringnorm, twonorm, spambase, magic through
-:func:`marginboost.datasets.load_dataset`) and Breiman's twonorm generated with 100 000 rows
-(:func:`marginboost.datasets.make_twonorm`); data set names ``twonorm_<rows>`` are generated.
+:func:`marginboost.io.datasets.load_dataset`) and Breiman's twonorm generated with 100 000 rows
+(:func:`marginboost.io.datasets.make_twonorm`); data set names ``twonorm_<rows>`` are generated.
 
 What is measured, per data set: the stump NZDD's size (``|H_S|`` paths, ``|G|`` labels, edges)
 and build time (the chains, hashes and merged duplicates that the oracle uses; assembling the
-explicit DAG of :class:`marginboost.nzdd.NZDD` on top, which the booster does not need, is
+explicit DAG of :class:`marginboost.average_margin.nzdd.NZDD` on top, which the booster does not need, is
 timed separately as ``dag_seconds``, estimated from a second build); per booster the wall
 time of ``fit`` (for AverageMarginBoost ``fit`` on the prebuilt NZDD, and ``seconds`` = build +
 fit, the figure compared with LPBoost), rounds, status
@@ -21,7 +21,7 @@ fit, the figure compared with LPBoost), rounds, status
 AverageMarginBoost the time in oracle calls. The stopping rules differ but each guarantees a
 soft margin within eps of the optimum over all stumps (LPBoost: ``min edge - LP value <=
 eps``; AverageMarginBoost: FW gap <= eps/2 with eta = 2 ln|H_S| / eps, see
-:mod:`marginboost.average_margin`), so "time to the same eps" is each algorithm's own stop;
+:mod:`marginboost.average_margin.frank_wolfe`), so "time to the same eps" is each algorithm's own stop;
 the soft margins are reported beside the times to show it.
 
 Output in ``out_dir`` (written after every data set, so an interrupted run keeps what it
@@ -38,13 +38,13 @@ from pathlib import Path
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..average_margin_estimator import AverageMarginBoostClassifier
-from ..datasets import Dataset, load_dataset, make_twonorm
-from ..estimators import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier
-from ..interrupts import on_interrupt
-from ..nzdd_stumps import build_stump_nzdd
-from . import metadata
-from .tables import atomic_write, csv_text, jsonable
+from marginboost.estimators.average_margin import AverageMarginBoostClassifier
+from marginboost.io.datasets import Dataset, load_dataset, make_twonorm
+from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier
+from marginboost.core.interrupts import on_interrupt
+from marginboost.average_margin.nzdd_stumps import build_stump_nzdd
+from marginboost.experiments import metadata
+from marginboost.experiments.tables import atomic_write, csv_text, jsonable
 
 __all__ = ["BOOSTERS", "FULL", "QUICK", "load", "run_nzdd_experiments", "table2_markdown"]
 

@@ -6,7 +6,7 @@ the sub-problems, Intel Xeon Gold 6124, runs aborted after "some appropriate tim
 (test error after choosing ``nu`` by 5-fold cross-validation on the training part).
 
 A bound such as ``>10^4`` (a run the authors aborted) is kept as the string ``">1e4"``; every
-other cell is a float. Keys are our data set names (:func:`marginboost.datasets.load_dataset`);
+other cell is a float. Keys are our data set names (:func:`marginboost.io.datasets.load_dataset`);
 the paper's F.Solar, Image and Thyroid have no offline copy here, but their rows are kept so the
 tables stay complete. The paper's shape counts the label as a column and is Raetsch's version
 of the data (e.g. titanic has 24 distinct rows there, 2201 rows in KEEL).

@@ -20,7 +20,7 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
-from ..weak_learners import EdgeTree
+from marginboost.weak_learners import EdgeTree
 
 
 def naive_soft_margin(q: np.ndarray, nu: float) -> float:

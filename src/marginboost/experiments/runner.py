@@ -17,11 +17,11 @@ from typing import Callable
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
-from .. import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
-from ..booster import UPDATE_SECONDARY
-from ..datasets import Dataset, load_dataset
-from .metadata import array_sha256
-from .peers import NAIVE_LPBOOST, PEER_LABELS, SKLEARN_PEERS, NaiveLPBoost, make_sklearn_peer, n_rounds
+from marginboost import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
+from marginboost.soft_margin.scheme import UPDATE_SECONDARY
+from marginboost.io.datasets import Dataset, load_dataset
+from marginboost.experiments.metadata import array_sha256
+from marginboost.experiments.peers import NAIVE_LPBOOST, PEER_LABELS, SKLEARN_PEERS, NaiveLPBoost, make_sklearn_peer, n_rounds
 
 MAX_DEPTH = 2  # the paper's weak learner: the best decision tree of depth 2
 MAX_ITER = 10**7  # runs end by convergence or max_time, not by a round count
@@ -87,7 +87,7 @@ def make_split(dataset, seed: int, subsample: int | None = None, test_size: floa
     """
     data = load_dataset(dataset) if isinstance(dataset, str) else dataset
     if not isinstance(data, Dataset):
-        raise TypeError(f"a data set is a name or a marginboost.datasets.Dataset, got {type(dataset)}")
+        raise TypeError(f"a data set is a name or a marginboost.io.datasets.Dataset, got {type(dataset)}")
     X, y = data.X, data.y
     if subsample is not None and subsample < y.shape[0]:
         keep, _ = train_test_split(np.arange(y.shape[0]), train_size=subsample, stratify=y, random_state=seed)

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import metadata as meta
-from . import paper
-from .peers import NAIVE_LPBOOST
-from .runner import BOOSTERS, label_of
+from marginboost.experiments import metadata as meta
+from marginboost.experiments import paper
+from marginboost.experiments.peers import NAIVE_LPBOOST
+from marginboost.experiments.runner import BOOSTERS, label_of
 
 TABLE2_FIELDS = ("dataset", "booster", "label", "m_train", "p", "nus", "runs", "timeouts", "mean_seconds",
                  "mean_rounds", "lower_bound", "status", "mean_soft_margin", "paper_seconds",

@@ -9,16 +9,16 @@ for the contract.
 """
 from __future__ import annotations
 
-from .base import EdgeOracle, Hypothesis, WeakLearner
-from .sklearn_adapter import SklearnWeakLearner
-from .stumps import DecisionStump, Stump
-from .trees import DecisionTree, EdgeTree
-from .binning import BinnedFeatures, Bins, bin_features, bin_thresholds
-from .histogram import HistogramStump, HistogramTree
-from .naive_bayes import GaussianNaiveBayes
-from .regression import LeastSquaresStump, LeastSquaresTree, RegressionLearner, SklearnRegressionLearner
+from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
+from marginboost.weak_learners.stumps import DecisionStump, Stump
+from marginboost.weak_learners.trees import DecisionTree, EdgeTree
+from marginboost.weak_learners.binning import BinnedFeatures, Bins, bin_features, bin_thresholds
+from marginboost.weak_learners.histogram import HistogramStump, HistogramTree
+from marginboost.weak_learners.naive_bayes import GaussianNaiveBayes
+from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionLearner, SklearnRegressionLearner
 
-from .worst_case import TableHypothesis, WorstCaseLearner, make_lpboost_worst_case
+from marginboost.weak_learners.worst_case import TableHypothesis, WorstCaseLearner, make_lpboost_worst_case
 
 __all__ = [
     "BinnedFeatures",

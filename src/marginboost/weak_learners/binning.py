@@ -32,7 +32,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .stumps import midpoint
+from marginboost.weak_learners.stumps import midpoint
 
 __all__ = ["BinnedFeatures", "Bins", "bin_features", "bin_thresholds"]
 

@@ -37,7 +37,7 @@ when the sums are exact (e.g. ``d`` of dyadic entries) the hypotheses are identi
 Scheduler: whatever Dask uses by default. On a cluster::
 
     from distributed import Client
-    from marginboost import algorithms
+    from marginboost.soft_margin import algorithms
     client = Client("tcp://scheduler:8786")           # now Dask's default scheduler
     X = dask.array.from_zarr("features.zarr")          # (m, p), chunked by rows, read by the workers
     oracle = DaskHistogramTree(max_depth=2).prepare(X, y)  # y: numpy array in {-1, +1}
@@ -59,9 +59,9 @@ import dask
 import dask.array as da
 import numpy as np
 
-from .base import EdgeOracle, WeakLearner
-from .binning import Bins, as_2d_numeric, check_max_bins, distinct_counts, encode, feature_thresholds, pad_thresholds
-from .histogram import (
+from marginboost.weak_learners.base import EdgeOracle, WeakLearner
+from marginboost.weak_learners.binning import Bins, as_2d_numeric, check_max_bins, distinct_counts, encode, feature_thresholds, pad_thresholds
+from marginboost.weak_learners.histogram import (
     HistogramStumpOracle,
     HistogramTreeOracle,
     LevelStats,

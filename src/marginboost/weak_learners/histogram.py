@@ -48,11 +48,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from .base import EdgeOracle, WeakLearner
-from .binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
-from .shared import shared
-from .stumps import Stump, midpoint
-from .trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
+from marginboost.weak_learners.base import EdgeOracle, WeakLearner
+from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
+from marginboost.weak_learners.shared import shared
+from marginboost.weak_learners.stumps import Stump, midpoint
+from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
 
 __all__ = ["HistogramStump", "HistogramTree"]
 

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .base import Hypothesis
-from .sklearn_adapter import SklearnWeakLearner
-from .stumps import midpoint, presort
-from .trees import DecisionTree, LevelGrower
+from marginboost.weak_learners.base import Hypothesis
+from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
+from marginboost.weak_learners.stumps import midpoint, presort
+from marginboost.weak_learners.trees import DecisionTree, LevelGrower
 
 __all__ = [
     "LeastSquaresStump",

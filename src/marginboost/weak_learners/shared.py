@@ -3,14 +3,14 @@
 Presorting the features (:func:`.stumps.presort`, used by the exact stumps and trees, the
 least-squares learners and the stump NZDD) and binning them (:func:`.binning.bin_features`, used
 by the histogram learners) depend on ``X`` alone, and they are the expensive part of preparing a
-weak learner. One-vs-rest multiclass (:mod:`marginboost.multiclass`) fits K binary problems on
+weak learner. One-vs-rest multiclass (:mod:`marginboost.estimators.multiclass`) fits K binary problems on
 one ``X``; inside ``with share_features(X):`` the first such computation on that array is kept
 and handed to every later request for it, so each is done once for the K fits. Requests on any
 other array (a subset of the rows, a copy) compute as usual, so the results never change, only
 the work. Learners with nothing label-free to prepare (a scikit-learn estimator, naive Bayes)
 are unaffected.
 
-The scope is a :class:`contextvars.ContextVar` (as :mod:`marginboost.interrupts`' policy): fits
+The scope is a :class:`contextvars.ContextVar` (as :mod:`marginboost.core.interrupts`' policy): fits
 in other threads do not see it, and it ends with the ``with`` block, which frees what it kept.
 """
 from __future__ import annotations

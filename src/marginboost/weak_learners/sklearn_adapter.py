@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
 
-from .base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 
 __all__ = ["SklearnHypothesis", "SklearnWeakLearner"]
 

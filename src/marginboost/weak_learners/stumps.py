@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .base import EdgeOracle, Hypothesis, WeakLearner
-from .memory import check_fits_in_memory
-from .shared import shared
+from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.memory import check_fits_in_memory
+from marginboost.weak_learners.shared import shared
 
 __all__ = ["DecisionStump", "Stump"]
 

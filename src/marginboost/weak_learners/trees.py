@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .base import EdgeOracle, Hypothesis, WeakLearner
-from .stumps import midpoint, presort
+from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.stumps import midpoint, presort
 
 __all__ = ["DecisionTree", "EdgeTree"]
 

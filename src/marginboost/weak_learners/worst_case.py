@@ -71,7 +71,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 
 __all__ = [
     "lpboost_worst_case_margins",

@@ -1,0 +1,1 @@
+"""Boosting with an average-margin oracle over NZDDs (paper 003)."""

@@ -1,0 +1,1 @@
+"""Margin boosters the papers compare against: AdaBoost*_nu (AdaBoostV), SmoothBoost, GraphSepBoost."""

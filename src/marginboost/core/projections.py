@@ -1,0 +1,447 @@
+"""Projections onto the (capped) probability simplex.
+
+Notation (design.md): ``m`` examples, capped simplex
+
+    P(m, nu) = {d in [0, 1/nu]^m : sum_i d_i = 1},   1 <= nu <= m.
+
+Two projections are provided:
+
+* :func:`capped_simplex_kl_projection` -- the distribution of the entropy-smoothed soft
+  margin (paper 000, Algorithm 1 line 5; Shalev-Shwartz and Singer 2010)::
+
+      d(q) = argmin_{d in P(m, nu)}  d @ q + (1/eta) * sum_i d_i ln d_i
+           = grad f~*(-q),
+
+  i.e. the relative-entropy projection of ``softmax(-eta q)`` onto P(m, nu). The solution
+  caps the ``k`` examples of smallest margin at ``1/nu`` and spreads the remaining mass
+  ``1 - k/nu`` over the others proportionally to ``exp(-eta q_i)``; ``k`` is the smallest
+  count for which no uncapped entry exceeds the cap. Found by selection in expected O(m),
+  no sort; every mass is taken at a scale where it neither overflows nor underflows to a
+  wrong support or value, ``eta`` of 1e6 and more included.
+
+* :func:`capped_simplex_euclidean_projection` -- ``argmin_{d in P(m, nu)} ||d - v||_2^2``,
+  which is ``clip(v - tau, 0, 1/nu)`` with the scalar ``tau`` chosen so that the entries sum
+  to one; ``tau`` is found exactly by sweeping the sorted breakpoints of that piecewise-linear
+  sum, in O(m log m). :func:`box_capped_simplex_euclidean_projection` is the same sweep with
+  one cap per example (MABoost's combined-datasets variant, :mod:`marginboost.mirror.bregman`), and
+  :func:`weighted_box_capped_simplex_euclidean_projection` with example weights (copies).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+def _check_nu(nu: float, m: int) -> None:
+    if not (1.0 <= nu <= m):
+        raise ValueError(f"nu must lie in [1, m] = [1, {m}], got {nu!r}")
+
+
+def capped_simplex_kl_projection(
+    q: np.ndarray, nu: float, eta: float, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Return ``argmin_{d in P(m, nu)} d @ q + (1/eta) sum_i d_i ln d_i``.
+
+    Paper 000, Algorithm 1 line 5 (the projection of Shalev-Shwartz and Singer 2010). The
+    solution is ``d_i = min(cap_i, Z s_i exp(-eta q_i))`` with ``Z`` such that ``sum d = 1``:
+    the examples of smallest margin are capped, the rest share the remaining mass. Found in
+    expected O(m) by selection rather than sorting (see :func:`_kl_capped`); entries agree with
+    the exact solution to about 1e-13 relative for any ``eta`` (1e6 and more included).
+
+    Parameters
+    ----------
+    q : array of shape (m,)
+        Margins ``U @ w`` of the current ensemble.
+    nu : float in [1, m]
+        Capping parameter; every ``d_i <= 1/nu``.
+    eta : float > 0
+        Inverse temperature of the entropy regulariser.
+    weights : array of shape (m,), positive, summing to m, optional
+        Example weights ``s`` (sample weights scaled to mean 1). They make example ``i`` count
+        as ``s_i`` copies: caps become ``s_i/nu`` and the entropy is relative to ``s/m``,
+        ``d_i = min(s_i/nu, Z s_i exp(-eta q_i))``. Since ``d_i / cap_i`` is still ordered by
+        ``q``, the capped set is still the examples of smallest margin.
+    """
+    # writable too: the compiled loop reads its input and its buffers through one variable
+    q = np.require(q, dtype=np.float64, requirements=["C", "W"])
+    m = q.shape[0]
+    _check_nu(nu, m)
+    if not eta > 0:
+        raise ValueError(f"eta must be > 0, got {eta!r}")
+    if weights is None:
+        return _kl_capped(q, float(eta), float(nu), np.empty(0), False)
+    s = np.require(weights, dtype=np.float64, requirements=["C", "W"])
+    return _kl_capped(q, float(eta), float(nu), s, True)
+
+
+# exp(x) is taken only for x above this (exp = 7e-218 there): libm's exp slows down for
+# x < -512, and the smaller terms are negligible wherever they are summed.
+_EXP_FLOOR = -500.0
+_EXP_MINUS_400 = math.exp(-400.0)
+# The first level's masses are s_i exp(a_i + _EXP_SHIFT), a_i = -eta q_i - max_j(-eta q_j):
+# exp(x) for x in [-500, 500], all on libm's fast path, covers 1000 in a_i (eta * spread up
+# to 1000 in one scale), and m of them sum far below overflow.
+_EXP_SHIFT = 500.0
+_EXP_PLUS_SHIFT = math.exp(_EXP_SHIFT)
+# A selection level decides at the scale of its masses when the mass at or below its pivot
+# is at least this: the terms dropped below exp(_EXP_FLOOR) (m of them at most) are then
+# negligible, and a pivot dropped there is far below its cap.
+_GLOBAL_SCALE_FLOOR = 1e-190
+
+
+@njit(cache=True)
+def _kl_capped(q, eta, nu, s, weighted):
+    """The capped-simplex KL projection by quickselect on the capped set (expected O(m)).
+
+    With ``cap_i = s_i/nu``, capping the examples of margin below some value leaves mass
+    ``F = (nu - sum_capped s_i)/nu`` for the others, ``d_i = F w_i / S`` with masses
+    ``w_i = s_i exp(-eta q_i - t)`` (at any scale ``t``) and ``S`` the sum of the free ones'.
+    Example ``p`` is capped iff its ratio ``d_p / cap_p`` exceeds 1 when every example of
+    smaller margin is capped; that test is monotone in ``q_p`` (capping an example above its
+    cap lowers ``S / F``, which raises every other ratio), so a quickselect finds the boundary:
+    a pivot ``p`` splits the undecided examples into smaller (G), equal (E) and larger (L)
+    margins; if ``p`` is capped so are G and E (ties share one ratio) and L is left undecided,
+    else E and L are free and G is left. Each level needs only the caps of G and the masses of
+    E, L and the examples already free: nothing is sorted.
+
+    A scale is ``t - shift``: the first level computes the masses once at
+    ``max_j(-eta q_j) - 500`` (shift 500, applied after the subtraction so that it costs no
+    digits). A level where the mass at or below its pivot is tiny at the current scale (all of
+    it more than ~440 below, as when ``eta * spread`` exceeds ~940) recomputes the masses of E
+    and L relative to the pivot (shift 0), and keeps them if the pivot is capped (what is left
+    lies below it). So underflow, even of the whole free mass, changes no decision and no
+    digit (eta = 1e6 and more). The free mass is kept as ``s_free`` at scale
+    ``t_free - shift_free``.
+
+    Same rules as the sorting method this replaced: ``p`` counts as capped only if its ratio
+    exceeds ``1 + 1e-12`` (the others within that of the cap are clipped), the capped mass
+    stays below ``1 - 1e-15`` and at least one example stays free (both only bite when
+    P(m, nu) is a single point up to rounding). Unlike it, tied margins are never split
+    between capped and free (it split a tie at the boundary by index; either way all of the
+    tie is at its cap to ~1e-12), and ``F`` is computed as ``(nu - sum s_i)/nu`` (the sum
+    compensated) rather than ``1 - sum(s_i/nu)``, without the cancellation that cost it digits
+    when ``F`` is small.
+    """
+    m = q.shape[0]
+    tmax = -eta * q.min()
+    e = np.empty(m)  # the first level's masses (0 below the floor); then the result
+    buf_q = np.empty(m)
+    buf_e = np.empty(m)
+    buf_s = np.empty(m if weighted else 0)
+    src_q, src_e, src_s = q, e, s  # the undecided examples: the first n of these
+    n = m
+    t_base, shift_base = tmax, _EXP_SHIFT  # the scale of their masses
+    capped = 0.0  # sum of s_i (the count without weights) over the capped examples
+    q_cut = -np.inf  # capped iff q_i <= q_cut
+    n_free = 0
+    s_free = 0.0
+    t_free, shift_free = tmax, _EXP_SHIFT  # a scale at or below the base once some are free
+    state = np.uint64(0x9E3779B97F4A7C15)  # fixed seed: the same input, the same rounding
+    while n > 0:
+        if n == m:
+            # Fewer than nu examples are capped (their caps sum to less than 1 without
+            # weights): a pivot just past the nu smallest margins is most likely free and
+            # leaves ~nu undecided. Later levels: the median of three.
+            qp, state = _pivot(q, m, state, 127, 1.25 * nu / m + 2.0 / 127)
+        else:
+            qp, state = _pivot(src_q, n, state, 3, 0.5)
+        cap_g, cap_e, mass, n_g, n_l = _level_sums(src_q, src_e, src_s, n, qp, weighted,
+                                                   n == m, eta, tmax)
+        if n_free > 0:
+            mass += s_free * math.exp((t_free - t_base) + (shift_base - shift_free))
+        t_scale, shift_scale = t_base, shift_base
+        # d_p / cap_p = room / nu * ep / (mass / nu)
+        ep = _exp_shifted((-eta * qp) - t_base, shift_base)
+        rescaled = mass < _GLOBAL_SCALE_FLOOR
+        if rescaled:
+            # E, L and the free examples (nearly) all underflow at this scale: take the
+            # pivot's, and keep the masses of E and L there for the levels below it
+            t_scale, shift_scale = -eta * qp, 0.0
+            ep = 1.0
+            mass = _rescale(src_q, src_s, n, qp, weighted, eta, t_scale, buf_e)
+            if n_free > 0:  # t_free - shift_free <= t_scale: no overflow
+                mass += s_free * math.exp((t_free - t_scale) - shift_free)
+        room = nu - capped - cap_g
+        cap_p = (room * ep > mass * (1.0 + 1e-12) and room - cap_e > 1e-15 * nu
+                 and (n_l > 0 or n_free > 0))
+        if cap_p:
+            capped += cap_g + cap_e
+            q_cut = qp
+            if rescaled:
+                t_base, shift_base = t_scale, shift_scale
+        else:
+            n_free += n - n_g
+            s_free = mass
+            t_free, shift_free = t_scale, shift_scale
+        kept_e = buf_e if cap_p and rescaled else src_e
+        n = _keep(src_q, kept_e, src_s, n, qp, cap_p, weighted, buf_q, buf_e, buf_s)
+        src_q, src_e, src_s = buf_q, buf_e, buf_s
+    capped_err = 0.0
+    if weighted:  # once more, compensated: F = (nu - sum s_i) / nu cancels when F is small
+        capped, capped_err = _sum_below(q, s, q_cut)
+    free_share = ((nu - capped) - capped_err) / nu
+    _write_result(q, s, weighted, eta, nu, q_cut, free_share, s_free, t_free, shift_free, e)
+    return e
+
+
+@njit(cache=True)
+def _exp_shifted(a, shift):
+    """``exp(a + shift)`` for ``a <= 0`` and ``shift`` 0 or ``_EXP_SHIFT``, as accurate as
+    ``exp(a)``: ``a + 500`` would round to ulp(500), ~1e-13, where ``a`` is small. One exp,
+    no branch: ``exp(a) e^500`` above -500, ``exp(a + 500)`` (an exact sum) below, chosen by
+    arithmetic on 0/1 (see :func:`_level_sums`; ``1 + e^500`` rounds to ``e^500``)."""
+    low = np.int64(a <= -shift)  # always 1 with shift 0
+    return math.exp(a + shift * low) * (1.0 + _EXP_PLUS_SHIFT * (1 - low))
+
+
+@njit(cache=True)
+def _sum_below(q, s, q_cut):
+    """``sum s_i`` over ``q_i <= q_cut`` by Neumaier's compensated summation: the rounded sum
+    and its rounding error."""
+    total = 0.0
+    err = 0.0
+    for i in range(q.shape[0]):
+        if q[i] <= q_cut:
+            x = s[i]
+            t = total + x
+            err += (total - t) + x if abs(total) >= abs(x) else (x - t) + total
+            total = t
+    return total, err
+
+
+@njit(cache=True)
+def _level_sums(q, e, s, n, qp, weighted, fill, eta, tmax):
+    """Sums over the first ``n`` examples split at margin ``qp``: caps of G (``q < qp``) and
+    of E (``q == qp``) in units of 1/nu, mass ``e`` of E and L, ``|G|``, ``|L|``.
+
+    With ``fill`` (the first level), first the masses ``e_i = s_i exp(a_i + 500)``,
+    ``a_i = -eta q_i - tmax``; the float sums keep this loop from being vectorised, which
+    would compute exp on every lane, below the floor too (~3x slower).
+    """
+    cap_g = 0.0
+    cap_e = 0.0
+    mass = 0.0
+    n_g = 0
+    n_l = 0
+    for i in range(n):
+        qi = q[i]
+        si = s[i] if weighted else 1.0
+        if fill:
+            a = (-eta * qi) - tmax
+            if a > _EXP_FLOOR - _EXP_SHIFT:
+                e[i] = si * _exp_shifted(a, _EXP_SHIFT)
+            else:
+                e[i] = 0.0
+        # Arithmetic on 0/1 rather than branches (or selects of doubles, which x86 compiles to
+        # branches): the comparisons are unpredictable on unsorted margins. x - x * (1 - g)
+        # is x * g exactly, in a form the compiler does not turn back into a select.
+        g = np.int64(qi < qp)
+        tie = np.int64(qi == qp)
+        n_g += g
+        n_l += qi > qp
+        cap_g += si - si * (1 - g)
+        cap_e += si - si * (1 - tie)
+        mass += e[i] * (1 - g)
+    return cap_g, cap_e, mass, n_g, n_l
+
+
+@njit(cache=True)
+def _rescale(q, s, n, qp, weighted, eta, t_scale, out_e):
+    """Masses ``s_i exp(-eta q_i - t_scale)`` of E and L (``q >= qp``) among the first ``n``,
+    written to ``out_e`` (the others left as they are); their sum."""
+    mass = 0.0
+    for i in range(n):
+        if q[i] >= qp:
+            x = (-eta * q[i]) - t_scale
+            v = 0.0
+            if x > _EXP_FLOOR:
+                v = s[i] * math.exp(x) if weighted else math.exp(x)
+            out_e[i] = v
+            mass += v
+    return mass
+
+
+@njit(cache=True)
+def _pivot(q, n, state, n_picks, rank):
+    """The entry at relative ``rank`` among ``n_picks`` pseudo-random entries of ``q[:n]``, and
+    the generator's next state."""
+    picks = np.empty(n_picks)
+    for j in range(n_picks):
+        state = state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+        picks[j] = q[np.int64(state >> np.uint64(33)) % n]
+    return np.sort(picks)[min(n_picks - 1, int(rank * n_picks))], state
+
+
+@njit(cache=True)
+def _keep(q, e, s, n, qp, upper, weighted, out_q, out_e, out_s):
+    """Copy the examples still undecided (``q > qp`` if ``upper`` else ``q < qp``) to the
+    front of ``out_*`` (which may be the same arrays: the copy only moves left); their count.
+
+    Every example is written and the position advanced only for those kept: no branch to
+    mispredict."""
+    j = 0
+    for i in range(n):
+        qi = q[i]
+        out_q[j] = qi
+        out_e[j] = e[i]
+        if weighted:
+            out_s[j] = s[i]
+        j += (qi > qp) if upper else (qi < qp)
+    return j
+
+
+@njit(cache=True)
+def _write_result(q, s, weighted, eta, nu, q_cut, free_share, s_free, t_free, shift_free, e):
+    """Overwrite ``e`` with ``d``: ``cap_i`` where ``q_i <= q_cut``, else
+    ``min(cap_i, free_share s_i exp(-eta q_i - t_free + shift_free) / s_free)``.
+
+    At the first level's scale (shift 500) that is ``e_i * free_share / s_free``; the rest
+    (other scale, or ``e_i`` below the floor, which the factor may raise up to 1e190) go
+    through ``exp``, gathered first so that its loop runs only over them.
+    """
+    m = q.shape[0]
+    first_scale = shift_free == _EXP_SHIFT
+    r = free_share / s_free
+    log_r = shift_free + (math.log(free_share) - math.log(s_free))
+    log_s_max = math.log(s.max()) if weighted else 0.0
+    todo = np.empty(m, dtype=np.int64)
+    k = 0
+    for i in range(m):
+        cap_i = (s[i] if weighted else 1.0) / nu
+        if q[i] <= q_cut:
+            e[i] = cap_i
+        elif first_scale and e[i] > 0.0:
+            e[i] = min(cap_i, e[i] * r)
+        else:
+            x = ((-eta * q[i]) - t_free) + log_r
+            if weighted:  # log costs as much as exp: taken only where the result can be > 0
+                x = x + math.log(s[i]) if x + log_s_max > -746.0 else -np.inf
+            if x > -746.0:  # exp(x) is 0 below
+                e[i] = x
+                todo[k] = i
+                k += 1
+            else:
+                e[i] = 0.0
+    for j in range(k):
+        i = todo[j]
+        x = e[i]
+        low = x < _EXP_FLOOR  # libm's exp is slower below -512: exp(x + 400) e^-400 instead
+        v = math.exp(x + (400.0 if low else 0.0)) * (_EXP_MINUS_400 if low else 1.0)
+        e[i] = min((s[i] if weighted else 1.0) / nu, v)
+
+
+@njit(cache=True)
+def _suffix_logaddexp(a: np.ndarray) -> np.ndarray:
+    """``np.logaddexp.accumulate(a[::-1])[::-1]``, bit for bit, ~25% faster.
+
+    The same recurrence as numpy's ``npy_logaddexp`` (``x + log1p(exp(y - x))`` with the larger
+    ``x``, ``x + ln 2`` for equal terms) on the same libm ``exp`` and ``log1p``, in one compiled
+    loop instead of a ufunc accumulation, for :func:`marginboost.mirror.bregman.kl_box_capped_simplex_projection`
+    (and the sorting KL projection kept in the tests as a reference); its order must stay as
+    it was for identical results.
+    """
+    m = a.shape[0]
+    out = np.empty(m)
+    acc = a[m - 1]
+    out[m - 1] = acc
+    for i in range(m - 2, -1, -1):
+        y = a[i]
+        if acc == y:
+            acc = acc + 0.6931471805599453  # npy_logaddexp: equal terms (and equal infinities)
+        else:
+            tmp = acc - y
+            if tmp > 0:
+                acc = acc + math.log1p(math.exp(-tmp))
+            elif tmp <= 0:
+                acc = y + math.log1p(math.exp(tmp))
+            else:  # NaN
+                acc = tmp
+        out[i] = acc
+    return out
+
+
+def capped_simplex_euclidean_projection(v: np.ndarray, nu: float) -> np.ndarray:
+    """Return ``argmin_{d in P(m, nu)} ||d - v||_2^2`` (with ``nu = 1``: the simplex)."""
+    v = np.asarray(v, dtype=np.float64)
+    m = v.shape[0]
+    _check_nu(nu, m)
+    return _euclidean_capped(v, 1.0 / nu)
+
+
+def box_capped_simplex_euclidean_projection(v: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """Return ``argmin ||d - v||_2^2`` over ``{d : 0 <= d_i <= caps_i, sum_i d_i = 1}``.
+
+    Per-example caps (``caps_i >= 1`` leaves example ``i`` uncapped); the set is non-empty
+    iff ``sum_i min(caps_i, 1) >= 1``. Same breakpoint sweep as the uniform cap, O(m log m).
+    """
+    v = np.asarray(v, dtype=np.float64)
+    caps = np.minimum(np.asarray(caps, dtype=np.float64), 1.0)
+    # 1e-12: m copies of 1/m may sum to just below 1
+    if caps.shape != v.shape or not np.all(caps >= 0.0) or caps.sum() < 1.0 - 1e-12:
+        raise ValueError(f"caps must be {v.shape[0]} values in [0, 1] with sum >= 1")
+    return _euclidean_capped(v, caps)
+
+
+def weighted_box_capped_simplex_euclidean_projection(v: np.ndarray, caps: np.ndarray,
+                                                     weights: np.ndarray) -> np.ndarray:
+    """Return ``argmin sum_i s_i (c_i - v_i)^2`` over ``{c : 0 <= c_i <= caps_i, sum_i s_i c_i = 1}``.
+
+    Example ``i`` counts as ``s_i > 0`` copies of value ``c_i`` (``s`` the ``weights``): the
+    Euclidean projection of the replicated sample, in per-copy coordinates. The KKT
+    conditions ``s_i (c_i - v_i) + s_i tau = 0`` between the bounds give
+    ``c = clip(v - tau, 0, caps)`` as without weights; only the slope of ``sum_i s_i c_i``
+    in ``tau`` changes (sum of the sliding ``s_i``). Needs ``sum_i s_i caps_i >= 1``.
+    """
+    v = np.asarray(v, dtype=np.float64)
+    caps = np.asarray(caps, dtype=np.float64)
+    s = np.asarray(weights, dtype=np.float64)
+    if caps.shape != v.shape or s.shape != v.shape or not np.all(s > 0.0) or not np.all(caps >= 0.0) \
+            or s @ caps < 1.0 - 1e-12:
+        raise ValueError(f"caps and weights must be {v.shape[0]} values, weights > 0, caps >= 0, "
+                         "with sum(weights * caps) >= 1")
+    return _euclidean_capped(v, caps, s)
+
+
+def _euclidean_capped(v: np.ndarray, cap, weights: np.ndarray | None = None) -> np.ndarray:
+    """The sweep behind the Euclidean projections; ``cap`` a scalar or one cap per entry."""
+    m = v.shape[0]
+    # g(tau) = sum_i s_i clip(v_i - tau, 0, cap_i) decreases piecewise linearly from
+    # sum s cap >= 1 to 0; its slope is minus the sum of s_i over the entries strictly between
+    # their two breakpoints (v_i - cap_i and v_i); s = 1 without weights. Sweep the sorted
+    # breakpoints to find g(tau) = 1 exactly.
+    ones = np.ones(m) if weights is None else weights
+    steps = np.concatenate([ones, -ones])  # entry starts / stops sliding
+    # Any sort will do: within a run of equal points the drops are 0, so g, tau and the
+    # result do not depend on the order of ties. With one cap, v - cap and v are sorted by
+    # sorting v once, and the stable sort (timsort) of the two sorted runs is a single
+    # O(m) merge: ~4x faster than sorting the 2m points from scratch.
+    if np.ndim(cap) == 0:
+        sorted_v = np.sort(v)
+        points = np.concatenate([sorted_v - cap, sorted_v])
+        order = np.argsort(points, kind="stable")
+    else:
+        points = np.concatenate([v - cap, v])
+        order = np.argsort(points)
+    points, steps = points[order], steps[order]
+    n_sliding = np.cumsum(steps)[:-1]  # (weight of the) entries sliding after each point
+    drops = n_sliding * np.diff(points)
+    # A scalar cap keeps the historical m * cap (bit-identical results for P(m, nu)).
+    if weights is not None:
+        total = weights @ np.broadcast_to(cap, (m,))
+    else:
+        total = m * cap if np.ndim(cap) == 0 else cap.sum()
+    g = total - np.concatenate([[0.0], np.cumsum(drops)])
+    seg = int(np.searchsorted(-g, -1.0, side="left"))  # first breakpoint where g <= 1
+    if seg == 0:
+        tau = points[0]
+    else:
+        slope = n_sliding[seg - 1]
+        tau = points[seg - 1] + (g[seg - 1] - 1.0) / slope
+    return np.clip(v - tau, 0.0, cap)
+
+
+def simplex_euclidean_projection(v: np.ndarray) -> np.ndarray:
+    """Return the Euclidean projection of ``v`` onto the probability simplex."""
+    return capped_simplex_euclidean_projection(v, 1.0)

@@ -1,0 +1,301 @@
+"""The round driver: the one place that runs boosting rounds.
+
+Every boosting loop of the package is a :class:`RoundLoop`: a ``step`` that computes one round
+from the state committed by the round before, and a ``result`` that builds the fit from a
+committed state. :func:`run_rounds` owns everything else, once for all of them:
+
+* the round count (``max_rounds``) and the wall-clock limit (``max_time``, checked after every
+  committed round, so a fit always ends on a model);
+* timing: the history's ``time`` column (seconds since the fit started, at the end of the round);
+* the history: one row per round, ``round`` first and ``time`` last, the loop's columns between;
+* commit and rollback: a round's row is appended, then its state committed in one assignment,
+  then its weights logged. Ctrl-C anywhere (weak learner, solver, bookkeeping, a callback) goes
+  back to the last committed state (status ``'interrupted'``, :mod:`marginboost.core.interrupts`),
+  so a state must never be modified in place once a step returned it;
+* one BLAS thread (:mod:`marginboost.core.threads`): the same seed gives the same model on any
+  machine;
+* callbacks, progress output (``verbose``) and one :class:`Status`.
+
+A step returns a :class:`RoundOutcome`. ``row=None`` stops without a row (the round made no
+model: a diverged update, no weak edge left); ``commit=False`` records a row that describes no
+model yet (FWBoost's iterate 0), so no time limit or interrupt can end the fit on it.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from marginboost.core.interrupts import keep_interrupted
+from marginboost.core.threads import single_blas_thread
+
+__all__ = ["FitResult", "continue_rounds", "RoundLoop", "RoundOutcome", "RoundRecord", "Status", "WeightsPath", "run_rounds"]
+
+
+class Status(str, Enum):
+    """Why a fit stopped. A ``str``: ``status == 'converged'`` and JSON model files work as before."""
+
+    CONVERGED = "converged"  # the loop's own stopping rule certified its target
+    MAX_ITER = "max_iter"  # max_rounds rounds
+    MAX_TIME = "max_time"  # max_time seconds
+    INTERRUPTED = "interrupted"  # Ctrl-C: the rounds completed
+    CALLBACK = "callback"  # a callback asked to stop
+    EARLY_STOPPING = "early_stopping"  # the validation score stopped improving
+    PERFECT = "perfect"  # AdaBoostV: a hypothesis perfect under its distribution
+    NO_EDGE = "no_edge"  # AdaBoostV: no weak edge left
+    SEPARATED = "separated"  # GraphSepBoost: every opposite-label pair separated
+    NO_PROGRESS = "no_progress"  # GraphSepBoost: a round separated nothing
+    DIVERGED = "diverged"  # GBM: a round overflowed; the rounds before it are kept
+    PATH_END = "lambda<=0"  # BLasso: the regularisation path reached lambda = 0
+
+    __str__ = str.__str__  # the value, as the plain strings before this type
+    __format__ = str.__format__
+
+
+@dataclass
+class RoundOutcome:
+    """What one step returns: the round's history ``row`` (the loop's columns), the ``state``
+    to commit, whether the round ends the fit (``stop``), and its weights-path entry ``path =
+    (w, step)`` (:meth:`WeightsPath.append`)."""
+
+    row: dict | None
+    state: Any = None
+    stop: Status | None = None
+    path: tuple | None = None
+    commit: bool = True
+
+
+@dataclass
+class RoundRecord:
+    """What a callback sees after each committed round: the round number, its history row
+    (``time`` included), the committed state, and ``ensemble()``: the model's hypotheses,
+    weights and offset at this round (None where the loop has no weighted vote)."""
+
+    round: int
+    row: dict
+    state: Any
+    ensemble: Callable[[], tuple[list, np.ndarray, float]] | None = None
+
+
+class RoundLoop(Protocol):
+    """A boosting loop, as :func:`run_rounds` drives it."""
+
+    columns: tuple[str, ...]  # the history columns of a row, without 'round' and 'time'
+    progress: tuple[str, ...]  # the columns a progress line shows (e.g. objective and gap)
+
+    def step(self, state, round: int) -> RoundOutcome:
+        """Round ``round`` from the committed ``state`` (None before the first)."""
+
+    def result(self, state, status: Status, rounds: "Rounds") -> "FitResult":
+        """The fit of a committed ``state``."""
+
+    def ensemble(self, state) -> tuple[list, np.ndarray, float] | None:
+        """Hypotheses, weights and offset of the model at ``state`` (for callbacks)."""
+
+
+@dataclass
+class Rounds:
+    """What the driver kept of a run: rounds committed, history (dict of arrays), weights path."""
+
+    n_rounds: int
+    history: dict
+    weights_path: "WeightsPath"
+
+
+@dataclass
+class FitResult:
+    """One fit of any loop: ``F(x) = offset + sum_j weights[j] * hypotheses[j](x)``.
+
+    ``final`` holds the loop's own final quantities (soft margin, gap, loss, margins, ...);
+    they read as attributes too (``result.gap``).
+    """
+
+    hypotheses: list
+    weights: np.ndarray | None
+    status: Status
+    n_iter: int
+    history: dict = field(default_factory=dict)
+    weights_path: "WeightsPath | None" = None
+    offset: float = 0.0
+    final: dict = field(default_factory=dict)
+    # What continue_rounds needs: the loop and its last committed state.
+    loop: Any = field(default=None, repr=False, compare=False)
+    state: Any = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name):
+        final = self.__dict__.get("final")
+        if final is not None and name in final:
+            return final[name]
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+
+class WeightsPath:
+    """The weights after every round, logged as updates ``w_new = scale * w_old; w_new[idx] = vals``.
+
+    A FW or pairwise step touches one or two entries, so it costs O(1) memory, where a copy
+    of ``w`` per round would cost O(T^2) over T rounds (GBs for long C-ERLPBoost runs).
+    Replaying the logged operations reproduces every ``w`` bit for bit.
+    """
+
+    def __init__(self):
+        self._steps: list[tuple[int, float, np.ndarray, np.ndarray]] = []
+
+    def append(self, w: np.ndarray, step) -> None:
+        """Log the weights ``w`` of a round; ``step = (scale, touched)`` or None (store its nonzeros)."""
+        # Without a step, scale 0 and every nonzero entry: the weights are stored outright.
+        scale, touched = (0.0, np.flatnonzero(w)) if step is None else step
+        idx = np.asarray(touched, dtype=np.int64)
+        self._steps.append((w.shape[0], scale, idx, w[idx].copy()))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __iter__(self):
+        w = np.zeros(0)
+        for n, scale, idx, vals in self._steps:
+            prev = np.zeros(n)
+            prev[: w.shape[0]] = w
+            w = scale * prev
+            w[idx] = vals
+            yield w
+
+
+class _Progress:
+    """``verbose``: a line every ``every`` rounds (round, the loop's progress columns, elapsed), or,
+    on a terminal, one line redrawn in place with a bar over ``max_rounds``."""
+
+    def __init__(self, every: int, columns, max_rounds: int, name: str, stream=None):
+        self.every, self.columns, self.max_rounds, self.name = every, columns, max_rounds, name
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def _text(self, round_: int, row: dict) -> str:
+        values = "  ".join(f"{c} {row[c]:.6g}" for c in self.columns if c in row)
+        return f"{self.name} round {round_}  {values}  elapsed {row['time']:.2f}s"
+
+    def update(self, round_: int, row: dict) -> None:
+        if self.tty:
+            done = min(round_ / self.max_rounds, 1.0) if self.max_rounds else 0.0
+            bar = "#" * int(20 * done) + "." * (20 - int(20 * done))
+            self.stream.write(f"\r[{bar}] {self._text(round_, row)}\033[K")
+            self.stream.flush()
+        elif round_ % self.every == 0:
+            print(self._text(round_, row), file=self.stream, flush=True)
+
+    def close(self, round_: int, row: dict | None, status: Status) -> None:
+        if row is None:
+            return
+        if self.tty:
+            self.stream.write("\n")
+        elif round_ % self.every:
+            print(self._text(round_, row), file=self.stream)
+        print(f"{self.name} stopped: {status.value} after {round_} rounds", file=self.stream, flush=True)
+
+
+@single_blas_thread
+def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = None, state=None,
+               first_round: int = 1, callbacks=(), verbose: int = 0, name: str | None = None,
+               history: dict | None = None, weights_path: WeightsPath | None = None) -> FitResult:
+    """Drive ``loop`` from the committed ``state`` (None: a fresh fit) for at most ``max_rounds``
+    rounds, numbered from ``first_round``, and return ``loop.result`` of the last committed state.
+
+    ``callbacks``: callables ``fn(record: RoundRecord)`` run after every committed round; one that
+    returns True (or a :class:`Status`) stops the fit there (status ``'callback'``, or that one).
+    ``verbose``: 0 silent; ``k >= 1`` a progress line every ``k`` rounds on stderr (a bar redrawn
+    in place on a terminal). ``history`` and ``weights_path``: those of an earlier run to
+    continue (warm start); the new rounds are appended.
+    """
+    if max_rounds < 0:
+        raise ValueError(f"max_rounds must be >= 0, got {max_rounds!r}")
+    columns = ("round",) + tuple(loop.columns) + ("time",)
+    rows: dict[str, list] = {c: list(history[c]) if history is not None else [] for c in columns}
+    path = weights_path if weights_path is not None else WeightsPath()
+    progress = _Progress(verbose, loop.progress, first_round + max_rounds - 1,
+                         name or type(loop).__name__) if verbose else None
+    n_rows = len(rows["round"])
+    # (rows, state, path entry, path length once it is logged) of the last committed round
+    kept = (n_rows, state, None, len(path)) if state is not None else None
+    status = Status.MAX_ITER
+    last_row = None
+    round_ = first_round - 1
+    start = time.perf_counter()
+    try:
+        for round_ in range(first_round, first_round + max_rounds):
+            out = loop.step(kept[1] if kept is not None else None, round_)
+            if out.row is None:  # the round made no model: stop on the last committed one
+                status = out.stop if out.stop is not None else Status.CONVERGED
+                round_ -= 1
+                break
+            row = {"round": round_, **out.row, "time": time.perf_counter() - start}
+            _append_row(rows, row)
+            if not out.commit:
+                if out.stop is not None:
+                    status = out.stop
+                    break
+                continue
+            kept = (len(rows["round"]), out.state, out.path, len(path) + (out.path is not None))
+            if out.path is not None:
+                path.append(*out.path)
+            last_row = row
+            if progress is not None:
+                progress.update(round_, row)
+            asked = _run_callbacks(callbacks, loop, round_, row, out.state)
+            if out.stop is not None:
+                status = out.stop
+                break
+            if asked is not None:
+                status = asked
+                break
+            if max_time is not None and row["time"] >= max_time and round_ < first_round + max_rounds - 1:
+                status = Status.MAX_TIME
+                break
+    except KeyboardInterrupt:
+        if not keep_interrupted(kept):
+            raise
+        n_kept, _, path_entry, path_length = kept
+        status = Status.INTERRUPTED
+        rows = {c: v[:n_kept] for c, v in rows.items()}
+        round_ = rows["round"][-1]
+        if len(path) < path_length:  # cut between the commit and the log of its weights
+            path.append(*path_entry)
+        last_row = {c: v[-1] for c, v in rows.items()}
+    if progress is not None:
+        progress.close(round_, last_row, status)
+    history = {c: np.asarray(v) for c, v in rows.items()}
+    state = kept[1] if kept is not None else None
+    result = loop.result(state, status, Rounds(len(rows["round"]), history, path))
+    result.loop, result.state = loop, state
+    return result
+
+
+def continue_rounds(result: FitResult, *, max_rounds: int, **options) -> FitResult:
+    """Run ``max_rounds`` more rounds of the loop that produced ``result`` (a warm start): the
+    rounds are numbered on, the history and weights path extended. ``options`` as for
+    :func:`run_rounds`."""
+    if result.loop is None or result.state is None:
+        raise ValueError("this fit kept no loop state to continue from")
+    first = int(result.history["round"][-1]) + 1
+    return run_rounds(result.loop, max_rounds=max_rounds, state=result.state, first_round=first,
+                      history=result.history, weights_path=result.weights_path, **options)
+
+
+def _append_row(rows: dict, row: dict) -> None:
+    """Append a round's values to the history's columns (before the round is committed)."""
+    for c, values in rows.items():
+        values.append(row[c])
+
+
+def _run_callbacks(callbacks, loop, round_, row, state) -> Status | None:
+    if not callbacks:
+        return None
+    record = RoundRecord(round_, row, state, lambda: loop.ensemble(state))
+    asked = None
+    for callback in callbacks:
+        answer = callback(record)
+        if answer and asked is None:
+            asked = answer if isinstance(answer, Status) else Status.CALLBACK
+    return asked

@@ -1,0 +1,1 @@
+"""scikit-learn estimators of every family, and what they share."""

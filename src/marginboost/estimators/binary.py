@@ -1,0 +1,93 @@
+"""What every classifier of the package shares: labels to {-1, +1}, the sign rule, staging,
+probabilities, and more than two classes by one-vs-rest (:mod:`marginboost.estimators.multiclass`).
+
+Every booster here works with labels ``y in {-1, +1}`` (design.md): with two classes
+``classes_[1]`` is +1, ``decision_function(X) > 0`` predicts it and anything else (ties
+included) ``classes_[0]``. With more, the K binary models of :mod:`marginboost.estimators.multiclass` vote by their
+largest decision value.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils._available_if import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from marginboost.weak_learners.ensemble_outputs import output_matrix
+from marginboost.estimators.multiclass import predicted_index, probabilities
+
+
+def check_two_classes(n_classes: int, where: str) -> None:
+    """A binary problem (the model itself, or one class against the rest) needs two classes."""
+    if n_classes != 2:
+        raise ValueError(
+            f"y must contain at least two classes, got {n_classes} {'class' if n_classes == 1 else 'classes'} "
+            f"({where})"
+        )
+
+
+def hypothesis_outputs(est, X) -> np.ndarray:
+    """``(n, t)`` matrix of ``h_j(X)`` over the fitted ``est.hypotheses_``, after the usual checks."""
+    check_is_fitted(est)
+    return output_matrix(est.hypotheses_, validate_data(est, X, dtype=np.float64, reset=False))
+
+
+def vote_probability(score: np.ndarray) -> np.ndarray:
+    """``(1 + f) / 2``: the probability link of a weighted vote ``f`` in [-1, 1]."""
+    return np.clip(0.5 + 0.5 * score, 0.0, 1.0)
+
+
+def _has_probability(est) -> bool:
+    return est._probability_link() is not None
+
+
+class BinaryClassifierMixin:
+    """Put before :class:`sklearn.base.ClassifierMixin`; the class supplies ``fit`` decorated
+    with :func:`marginboost.estimators.multiclass.one_vs_rest`, ``decision_function`` (and ``staged_decision_function``
+    if it stages) decorated with :func:`marginboost.estimators.multiclass.per_class`, and ``_probability_link`` if its
+    decision values map to probabilities."""
+
+    # The dtype fit converts X to (validate_data's ``dtype``: a list keeps any of its dtypes).
+    _fit_dtype = np.float64
+
+    def _binary_targets(self, y) -> tuple[np.ndarray, np.ndarray]:
+        """Set ``classes_``; return the class index (0/1) and the labels in {-1, +1} of ``y``."""
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
+        return y_index, np.where(y_index == 1, 1.0, -1.0)
+
+    def _probability_link(self):
+        """The binary model's map from its decision value to the probability of ``classes_[1]``
+        (non-decreasing, 1/2 at 0), or None where the model defines none (no ``predict_proba``)."""
+        return None
+
+    def predict(self, X) -> np.ndarray:
+        """Two classes: ``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``.
+        More: the class of the largest decision value (the first on ties)."""
+        index = predicted_index(self.decision_function(X))  # first: NotFittedError before fit
+        return self.classes_[index]
+
+    def staged_predict(self, X):
+        """Yield the predictions after every round (those of ``staged_decision_function``)."""
+        for score in self.staged_decision_function(X):
+            yield self.classes_[predicted_index(score)]
+
+    @available_if(_has_probability)
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities ``(n, n_classes)`` read off ``decision_function``: NOT calibrated.
+
+        Two classes: ``P(classes_[1]) = link(f)`` for the decision value ``f``, where ``link``
+        is ``(1 + f) / 2`` for a weighted vote ``f`` in [-1, 1] (the soft-margin, classic,
+        mirror-ascent and average-margin boosters) and, for GBM and FWBoost, ``sigmoid(F)``
+        (logistic loss) or ``sigmoid(2F)`` (exponential loss); other losses have none. More
+        classes: ``P(k) = p_k / sum_j p_j`` with ``p_k`` the link of model k's value
+        (one-vs-rest, :func:`marginboost.estimators.multiclass.probabilities`). Rows sum to 1 and their argmax is
+        ``predict``'s class.
+
+        A margin is a confidence, not a probability: a booster that maximises the margin pushes
+        scores towards +-1 whatever the class overlap, and a boosted score over-fits its link.
+        For calibrated probabilities wrap the estimator in
+        :class:`sklearn.calibration.CalibratedClassifierCV`.
+        """
+        return probabilities(self.decision_function(X), self._probability_link())

@@ -1,0 +1,290 @@
+"""scikit-learn estimators for the classic margin boosters.
+
+* :class:`TotalBoostClassifier`  -- TotalBoost (Warmuth, Liao, Raetsch, ICML 2006), hard margin;
+* :class:`SoftBoostClassifier`   -- SoftBoost (Warmuth, Glocer, Raetsch, NIPS 2007), soft margin;
+* :class:`AdaBoostVClassifier`   -- AdaBoost*_nu (Raetsch and Warmuth, JMLR 2005), hard margin;
+* :class:`SmoothBoostClassifier` -- SmoothBoost (Servedio, JMLR 2003), smooth distributions.
+
+The algorithms and their formulas are in :mod:`marginboost.totally_corrective.softboost` and :mod:`marginboost.classic.adaboostv_smoothboost`. Every model
+is ``f(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so ``decision_function`` lies in
+[-1, 1] and ``predict`` is its sign (0 -> ``classes_[0]``). ``margin_`` is the soft margin
+(mean of the ``nu`` smallest training margins ``y_i f(x_i)``) for SoftBoost and the hard
+margin (the smallest) for the others. ``nu`` is a count or a fraction as in
+:func:`marginboost.estimators.soft_margin.resolve_nu`. ``sample_weight`` is not supported.
+
+More than two classes: one-vs-rest (:mod:`marginboost.estimators.multiclass`): the fitted attributes below are then
+those of ``estimators_[k]``, class k against the rest, and ``n_iter_``, ``status_``, ``history_``
+hold one entry per class. ``predict_proba`` is ``(1 + f) / 2`` (normalised over the classes):
+not calibrated.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from itertools import compress
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from marginboost.classic.adaboostv_smoothboost import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
+from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
+from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
+from marginboost.estimators.soft_margin import resolve_nu
+from marginboost.core.interrupts import warn_interrupted
+from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.soft_margin.objectives import soft_margin
+from marginboost.totally_corrective.softboost import softboost
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
+
+
+class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y)``.
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the
+    hypotheses of nonzero weight, ``weights_``, ``margin_``, ``n_iter_``, ``status_`` (and
+    SoftBoost's ``nu_``); ``history_`` and ``weights_path_`` are None after load.
+    """
+
+    _parameter_constraints: dict = {
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    }
+    _model_state = {"weights_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_unsaved = ("history_", "weights_path_")
+    _model_prune = "weights_"
+
+    def _run(self, oracle, y_pm):
+        raise NotImplementedError
+
+    @one_vs_rest
+    def fit(self, X, y):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        _, y_pm = self._binary_targets(y)
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        result = self._run(oracle, y_pm)
+        self.hypotheses_ = result.hypotheses
+        self.weights_ = result.weights
+        self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        self.weights_path_ = result.weights_path
+        self.margin_ = self._margin(y_pm * self._scores(X))
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        elif result.status in ("max_iter", "max_time"):
+            warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds before "
+                          f"its stopping rule held; raise max_iter/max_time", ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _margin(self, margins: np.ndarray) -> float:
+        return float(margins.min())
+
+    def _scores(self, X) -> np.ndarray:
+        score = np.zeros(X.shape[0])
+        used = self.weights_ != 0.0
+        for w, out in zip(self.weights_[used], iter_outputs(compress(self.hypotheses_, used), X)):
+            score += w * out
+        return score
+
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
+    def decision_function(self, X) -> np.ndarray:
+        """``f(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        return self._scores(validate_data(self, X, dtype=np.float64, reset=False))
+
+    @per_class
+    def staged_decision_function(self, X):
+        """Yield ``f_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
+        check_is_fitted(self)
+        if self.weights_path_ is None:
+            raise ValueError(NO_STAGES)
+        outputs = output_matrix(self.hypotheses_, validate_data(self, X, dtype=np.float64, reset=False))
+        for w in self.weights_path_:
+            yield outputs[:, : w.shape[0]] @ w
+
+
+class TotalBoostClassifier(_ClassicBoostClassifier):
+    """TotalBoost (Warmuth, Liao, Raetsch, ICML 2006): totally corrective hard-margin boosting.
+
+    Each round projects the uniform distribution (relative entropy) onto
+    ``{d in simplex : d @ u_q <= min_t gamma_t - eps for every hypothesis q so far}`` and
+    stops when that set is empty or degenerate; the final weights maximise the hard margin
+    over the hypotheses found (an LP). Margin ``>= min_t gamma_t - eps`` within
+    ``ceil(2 ln(m) / eps^2)`` rounds. See :mod:`marginboost.totally_corrective.softboost`.
+
+    Parameters
+    ----------
+    eps : float in (0, 2], default=0.01
+        Accuracy (``nu`` in the paper).
+    weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
+    max_depth : int >= 1, default=2
+        Depth of the 'tree' weak learner.
+    max_iter : int >= 1, default=1000
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
+        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
+
+    Attributes
+    ----------
+    classes_, hypotheses_, weights_ (LP weights on the simplex), margin_ (the smallest
+    training margin), n_iter_, status_ ('converged', 'max_iter', 'max_time' or 'interrupted'),
+    history_ (dict of arrays, :data:`marginboost.totally_corrective.softboost.HISTORY_COLUMNS`), weights_path_ (the LP
+    weights after every round).
+    """
+
+    _parameter_constraints: dict = {
+        **_ClassicBoostClassifier._parameter_constraints,
+        "eps": [Interval(numbers.Real, 0, 2, closed="right")],
+    }
+
+    def __init__(self, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+        self.eps = eps
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def _run(self, oracle, y_pm):
+        return softboost(oracle, y_pm, 1.0, float(self.eps), self.max_iter, self.max_time)
+
+
+class SoftBoostClassifier(_ClassicBoostClassifier):
+    """SoftBoost (Warmuth, Glocer, Raetsch, NIPS 2007): totally corrective soft-margin boosting.
+
+    TotalBoost over the capped simplex ``P(m, nu)``: soft margin ``>= min_t gamma_t - eps``
+    within ``ceil(2 ln(m/nu) / eps^2)`` rounds. See :mod:`marginboost.totally_corrective.softboost`.
+
+    Parameters
+    ----------
+    nu : int or float, default=0.1
+        Capping parameter, a count in [1, m] or a fraction in (0, 1] (``resolve_nu``).
+    eps : float in (0, 2], default=0.01
+        Accuracy (``delta`` in the paper).
+    weak_learner, max_depth, max_iter, max_time : as in :class:`TotalBoostClassifier`.
+
+    Attributes
+    ----------
+    As :class:`TotalBoostClassifier`, with ``margin_`` the soft margin and ``nu_`` the count.
+    """
+
+    _parameter_constraints: dict = {
+        **TotalBoostClassifier._parameter_constraints,
+        "nu": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
+    _model_state = {**TotalBoostClassifier._model_state, "nu_": Real(low=1.0)}
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+        self.nu = nu
+        self.eps = eps
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def _run(self, oracle, y_pm):
+        self.nu_ = resolve_nu(self.nu, y_pm.shape[0])
+        return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter, self.max_time)
+
+    def _margin(self, margins):
+        return soft_margin(margins, self.nu_)
+
+
+class AdaBoostVClassifier(_ClassicBoostClassifier):
+    """AdaBoost*_nu (Raetsch and Warmuth, JMLR 2005): AdaBoost aiming at margin ``rho_t``.
+
+    ``rho_t = min_{r <= t} gamma_r - eps``, ``alpha_t = atanh(gamma_t) - atanh(rho_t)``;
+    after ``floor(2 ln(m) / eps^2) + 1`` rounds every margin exceeds ``min_t gamma_t - eps``
+    (it stops earlier once that holds). See :mod:`marginboost.classic.adaboostv_smoothboost`.
+
+    Parameters
+    ----------
+    eps : float in (0, 1), default=0.1
+        Accuracy (``nu`` in the paper).
+    weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
+    max_iter : int >= 1 or None, default=None
+        None: the paper's ``floor(2 ln(m) / eps^2) + 1`` rounds.
+    max_time : as in :class:`TotalBoostClassifier`.
+
+    Attributes
+    ----------
+    classes_, hypotheses_, weights_ (``alpha_t / sum alpha``), margin_ (smallest training
+    margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'perfect': one hypothesis
+    has edge 1 and is the model, 'no_edge', 'interrupted'), history_
+    (:data:`marginboost.classic.adaboostv_smoothboost.ADABOOSTV_HISTORY`), weights_path_.
+    """
+
+    _parameter_constraints: dict = {
+        **_ClassicBoostClassifier._parameter_constraints,
+        "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=None, max_time=None):
+        self.eps = eps
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def _run(self, oracle, y_pm):
+        rounds = adaboostv_rounds(y_pm.shape[0], self.eps) if self.max_iter is None else self.max_iter
+        return adaboostv(oracle, y_pm, float(self.eps), rounds, self.max_time)
+
+
+class SmoothBoostClassifier(_ClassicBoostClassifier):
+    """SmoothBoost (Servedio, JMLR 2003): boosting with (1/kappa)-smooth distributions.
+
+    Every distribution handed to the weak learner has ``d_i <= 1/(kappa m)``. With edges
+    ``>= 2 gamma`` it stops within ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds with fewer
+    than ``kappa m`` training margins ``<= gamma / (2 + gamma)``. See :mod:`marginboost.classic.adaboostv_smoothboost`.
+
+    Parameters
+    ----------
+    kappa : float in (0, 1), default=0.1
+        Target fraction of examples allowed a margin below ``theta = gamma/(2 + gamma)``.
+    gamma : float in (0, 1/2), default=0.1
+        Advantage assumed of the weak learner (edge ``>= 2 gamma``).
+    weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
+    max_iter : int >= 1 or None, default=None
+        None: ``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``, the paper's bound.
+    max_time : as in :class:`TotalBoostClassifier`.
+
+    Attributes
+    ----------
+    classes_, hypotheses_, weights_ (all ``1/T``), margin_ (smallest training margin),
+    n_iter_, status_ ('converged': ``|M|/m < kappa``, 'max_iter', 'max_time' or 'interrupted'),
+    history_ (:data:`marginboost.classic.adaboostv_smoothboost.SMOOTHBOOST_HISTORY`), weights_path_.
+    """
+
+    _parameter_constraints: dict = {
+        **_ClassicBoostClassifier._parameter_constraints,
+        "kappa": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "gamma": [Interval(numbers.Real, 0, 0.5, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, kappa=0.1, gamma=0.1, weak_learner="tree", max_depth=2, max_iter=None, max_time=None):
+        self.kappa = kappa
+        self.gamma = gamma
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def _run(self, oracle, y_pm):
+        rounds = smoothboost_rounds(self.kappa, self.gamma) if self.max_iter is None else self.max_iter
+        return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), rounds, self.max_time)
+
+
+__all__ = ["AdaBoostVClassifier", "SmoothBoostClassifier", "SoftBoostClassifier", "TotalBoostClassifier"]

@@ -1,0 +1,217 @@
+"""scikit-learn estimators for GBM (Friedman 2001; stochastic GBM, Friedman 2002).
+
+:class:`GBMRegressor` and :class:`GBMClassifier` fit::
+
+    F(x) = init_ + learning_rate * sum_t h_t(x),      h_t fit to the negative gradient at F_{t-1},
+
+i.e. FWBoost (:mod:`marginboost.estimators.fwboost`) without the l1 ball; see :mod:`marginboost.functional.gbm` for the
+algorithm, the leaf updates and the initial constant.
+
+Common parameters
+-----------------
+loss : a name of :data:`marginboost.functional.losses.LOSSES` or a loss object (value, gradient, smoothness).
+learning_rate : float > 0, the shrinkage.
+n_estimators : int >= 1, the number of trees.
+subsample : float in (0, 1], the fraction of examples drawn (without replacement) per round.
+weak_learner : 'tree' (LeastSquaresTree(max_depth)), 'stump' (LeastSquaresStump), a
+    RegressionLearner, or a scikit-learn regressor taking sample_weight.
+max_depth : int >= 1, depth of the 'tree' weak learner.
+leaf_update : 'mean' (least-squares leaves) or 'newton' (one Newton step per leaf).
+random_state : seed of the subsampling (``numpy.random.default_rng``).
+max_time : float > 0 or None, stop (status 'max_time') after this many seconds. Ctrl-C during
+    fit keeps the trees completed (status 'interrupted', :mod:`marginboost.core.interrupts`).
+
+Fitted attributes
+-----------------
+init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('diverged': a
+round would have made the training loss overflow, e.g. the exponential loss at a large learning
+rate; the fit keeps the rounds before it and warns (ConvergenceWarning); 'max_iter':
+all n_estimators trees, 'max_time' or 'interrupted'), history_ (dict of arrays, one row per
+iterate t = 0, ..., n_iter_, columns :data:`marginboost.functional.gbm.GBM_HISTORY_COLUMNS`: round, loss on the
+training sample, time).
+
+Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.io.model_io`) keep every tree,
+``init_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` and
+``status_`` are None). They need a named ``loss`` and ``weak_learner`` and an integer or None ``random_state``.
+
+Agreement with scikit-learn (tests/test_gbm.py): with ``subsample=1``, ``weak_learner='tree'``
+and float32-exact features, GBMRegressor (squared loss) equals ``GradientBoostingRegressor``
+and GBMClassifier (logistic / exponential loss, ``leaf_update='newton'``) equals
+``GradientBoostingClassifier(loss='log_loss' / 'exponential')`` to 1e-8 on the training
+sample, for the same max_depth, learning_rate and n_estimators and sklearn's defaults
+(min_samples_leaf=1, min_samples_split=2, no max_features: both trees search every cut at
+the midpoint of consecutive distinct values, ``x <= t`` goes left, leaves hold the weighted
+mean). Off the training sample they agree too when no two features give a node the same
+split of its training examples (e.g. one feature): sklearn breaks such exact ties by a
+random feature order, ours by the first feature, so thresholds then differ while the
+training predictions do not. scikit-learn casts X to float32 (its trees), hence
+float32-exact features for the identity.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import validate_data
+
+from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from marginboost.estimators.failed_fit import unfitted_on_failure
+from marginboost.functional.gbm import LEAF_UPDATES, gbm
+from marginboost.core.interrupts import warn_interrupted
+from marginboost.functional.losses import LOSSES, loss_probability, resolve_loss
+from marginboost.io.model_codecs import Count, ModelFileMixin, Real
+from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.weak_learners.regression import resolve_regression_learner
+
+__all__ = ["GBMClassifier", "GBMRegressor"]
+
+
+class _GBMBase(ModelFileMixin, BaseEstimator):
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(LOSSES)), HasMethods(["value", "gradient", "smoothness"])],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "subsample": [Interval(numbers.Real, 0, 1, closed="right")],
+        "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "leaf_update": [StrOptions(set(LEAF_UPDATES))],
+        "random_state": ["random_state"],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    }
+    _model_state = {"init_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
+    # status_ came with max_time: unsaved, so that files written before it still load
+    _model_unsaved = ("history_", "status_")
+
+    def _boost(self, X, y, sample_weight):
+        """Drop examples of weight 0, run GBM, set the fitted attributes."""
+        s = None
+        if sample_weight is not None:
+            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the mean is finite
+            if not keep.any():
+                raise ValueError("sample_weight must have at least one positive entry")
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
+            s = sample_weight / sample_weight.mean()
+        seed = self.random_state
+        if isinstance(seed, np.random.RandomState):  # sklearn's convention -> a Generator seed
+            seed = seed.randint(np.iinfo(np.int32).max)
+        result = gbm(resolve_regression_learner(self.weak_learner, self.max_depth), X,
+                     resolve_loss(self.loss), y, sample_weight=s, learning_rate=self.learning_rate,
+                     n_estimators=self.n_estimators, subsample=self.subsample,
+                     leaf_update=self.leaf_update, rng=np.random.default_rng(seed), max_time=self.max_time)
+        self.init_ = result.init
+        self.hypotheses_ = result.hypotheses
+        self.train_loss_ = result.loss
+        self.n_iter_ = len(result.hypotheses)
+        self.status_ = result.status
+        self.history_ = result.history
+        if result.status == "interrupted":
+            warn_interrupted(self, self.n_iter_)
+        elif result.status == "diverged":
+            warnings.warn(f"{type(self).__name__} stopped after {self.n_iter_} rounds: round {self.n_iter_ + 1} "
+                          "made the training loss overflow (a step too large for the loss: lower learning_rate, "
+                          "or take leaf_update='newton')", ConvergenceWarning, stacklevel=3)
+        return self
+
+    def _decision(self, X) -> np.ndarray:
+        outputs = hypothesis_outputs(self, X)
+        return self.init_ + self.learning_rate * outputs.sum(axis=1)
+
+    def _staged(self, X):
+        outputs = hypothesis_outputs(self, X)
+        F = self.init_ + np.cumsum(self.learning_rate * outputs, axis=1)
+        for t in range(F.shape[1]):
+            yield F[:, t]
+
+
+class GBMRegressor(RegressorMixin, _GBMBase):
+    """Gradient boosting for regression; parameters in the module docstring.
+
+    Defaults: squared loss, ``leaf_update='mean'`` (plain GBM: the tree fit to the negative
+    gradient is the step direction), depth-3 trees.
+    """
+
+    def __init__(self, loss="squared", learning_rate=0.1, n_estimators=100, subsample=1.0,
+                 weak_learner="tree", max_depth=3, leaf_update="mean", random_state=None, max_time=None):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.leaf_update = leaf_update
+        self.random_state = random_state
+        self.max_time = max_time
+
+    @unfitted_on_failure
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        return self._boost(X, np.asarray(y, dtype=np.float64), sample_weight)
+
+    def predict(self, X) -> np.ndarray:
+        """``F(x) = init_ + learning_rate * sum_t h_t(x)``."""
+        return self._decision(X)
+
+    def staged_predict(self, X):
+        """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
+        yield from self._staged(X)
+
+
+class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
+    """Gradient boosting for classification, labels mapped to ``y in {-1, +1}``
+    (``classes_[1]`` is +1); parameters in the module docstring.
+
+    Defaults: logistic loss (``F`` is the log-odds of ``classes_[1]``) and
+    ``leaf_update='newton'`` (scikit-learn's leaf values); 'mean' gives plain GBM.
+
+    ``predict_proba`` (logistic and exponential losses only): ``sigmoid(F)`` resp.
+    ``sigmoid(2F)``, scikit-learn's ``GradientBoostingClassifier`` map for two classes; not
+    calibrated. More than two classes: one-vs-rest (:mod:`marginboost.estimators.multiclass`), not scikit-learn's
+    multinomial trees: the fitted attributes are then those of ``estimators_[k]``, class k
+    against the rest, ``n_iter_``, ``status_``, ``history_`` hold one entry per class, and the
+    K probabilities are normalised to sum 1. With ``random_state=None`` each class draws its
+    own subsamples; an integer (or a ``RandomState``) seeds every class alike.
+    """
+
+    def __init__(self, loss="logistic", learning_rate=0.1, n_estimators=100, subsample=1.0,
+                 weak_learner="tree", max_depth=3, leaf_update="newton", random_state=None, max_time=None):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.leaf_update = leaf_update
+        self.random_state = random_state
+        self.max_time = max_time
+
+    @one_vs_rest
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        y_index, y_pm = self._binary_targets(y)
+        if sample_weight is not None:
+            _, keep = relative_sample_weight(sample_weight, X)
+            check_two_classes(np.unique(y_index[keep]).shape[0], "among examples of positive sample_weight")
+        return self._boost(X, y_pm, sample_weight)
+
+    def _probability_link(self):
+        return loss_probability(self.loss)
+
+    @per_class
+    def decision_function(self, X) -> np.ndarray:
+        """``F(x)``; positive means ``classes_[1]``."""
+        return self._decision(X)
+
+    @per_class
+    def staged_decision_function(self, X):
+        """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
+        yield from self._staged(X)

@@ -1,0 +1,304 @@
+"""scikit-learn estimators for mirror-ascent boosting (paper 002, Naghibi and Pfister 2014).
+
+* :class:`MABoostClassifier` -- MABoost / LAMABoost (002 Algorithm 1) with the variants of
+  :func:`marginboost.mirror.maboost.maboost`: 'normal', 'maxmargin', 'smooth', 'combined', 'sparse'.
+* :class:`MadaBoostClassifier` -- MadaBoost as double-projection LAMABoost (002 Algorithm 3).
+* :class:`AdaBoostClassifier` -- plain AdaBoost in the same loop (:func:`marginboost.mirror.maboost.adaboost`),
+  the baseline MABoost's time per round is measured against.
+
+``fit`` takes ``sample_weight`` as replication: example ``i`` counts as ``s_i`` copies
+(weights scaled to mean 1; examples of weight 0 are left out). See :mod:`marginboost.mirror.maboost`.
+
+The fitted model is ``f(x) = sum_t eta_t h_t(x)``; ``decision_function`` returns it divided
+by ``sum_t eta_t`` (in [-1, 1], same sign), ``predict`` its sign (0 -> ``classes_[0]``).
+
+More than two classes: one-vs-rest (:mod:`marginboost.estimators.multiclass`): the fitted attributes are then those
+of ``estimators_[k]``, class k against the rest (``y_secondary`` is recoded per class as ``y``),
+and ``n_iter_``, ``status_``, ``history_`` hold one entry per class. ``predict_proba`` is
+``(1 + f) / 2`` for the normalised ``f`` (normalised over the classes): not calibrated.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
+
+from marginboost.mirror.bregman import REGULARIZERS
+from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
+from marginboost.core.interrupts import warn_interrupted
+from marginboost.mirror.maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
+from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
+
+
+def check_secondary_mask(mask, m: int) -> np.ndarray:
+    """Turn ``secondary_mask`` (booleans of length ``m`` or distinct indices in [0, m)) into booleans."""
+    arr = np.asarray(mask)
+    if arr.ndim != 1:
+        raise ValueError(f"secondary_mask must be 1-dimensional, got shape {arr.shape}")
+    if arr.dtype == bool:
+        if arr.shape[0] != m:
+            raise ValueError(f"secondary_mask must have one entry per example ({m}), got {arr.shape[0]}")
+        return arr.copy()
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"secondary_mask must be a boolean mask or integer indices, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= m or np.unique(arr).shape[0] != arr.shape[0]):
+        raise ValueError(f"secondary_mask indices must be distinct and lie in [0, {m})")
+    out = np.zeros(m, dtype=bool)
+    out[arr] = True
+    return out
+
+
+class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``.
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps every
+    hypothesis, ``coef_``, ``margin_``, ``n_iter_`` and ``status_`` (staged predictions work
+    after load); ``distribution_`` and ``history_`` are None after load.
+    """
+
+    _parameter_constraints: dict = {
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    }
+    _model_state = {"coef_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_unsaved = ("distribution_", "history_")
+
+    def _parts(self, m: int, mask, weights):
+        raise NotImplementedError
+
+    @one_vs_rest(labels=("y_secondary",))
+    def _fit(self, X, y, sample_weight=None, mask=None, X_secondary=None, y_secondary=None):
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        if X_secondary is not None or y_secondary is not None:
+            X, y, mask = self._stack_secondary(X, y, mask, X_secondary, y_secondary)
+        y_index, _ = self._binary_targets(y)
+        if mask is not None:
+            mask = check_secondary_mask(mask, X.shape[0])
+        weights = None
+        if sample_weight is not None:
+            # max < 1 (no overflow in the scaling to sum m); not all False: sklearn rejects all zeros
+            sample_weight, keep = relative_sample_weight(sample_weight, X)
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
+                mask = None if mask is None else mask[keep]
+                check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            # equal weights are no weights: take the unweighted code path, bit for bit
+            weights = None if np.all(sample_weight == sample_weight[0]) else sample_weight
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        m = X.shape[0]
+        parts = self._parts(m, mask, weights)
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        result = mirror_ascent_boost(oracle, y_pm, parts, self.max_iter, max_time=self.max_time)
+        self.hypotheses_ = result.hypotheses
+        self.coef_ = result.coefs
+        self.distribution_ = result.distribution
+        self.margin_ = float(result.margins.min())
+        self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        return self
+
+    def _stack_secondary(self, X, y, mask, X_secondary, y_secondary):
+        """Append the secondary data set to ``(X, y)``; the mask marks its rows."""
+        if X_secondary is None or y_secondary is None:
+            raise ValueError("X_secondary and y_secondary must be given together")
+        if mask is not None:
+            raise ValueError("give the secondary set either as secondary_mask or as X_secondary, not both")
+        X_secondary = check_array(X_secondary, dtype=np.float64)
+        if X_secondary.shape[1] != X.shape[1]:
+            raise ValueError(f"X_secondary has {X_secondary.shape[1]} features, X has {X.shape[1]}")
+        y_secondary = column_or_1d(y_secondary, warn=True)
+        if y_secondary.shape[0] != X_secondary.shape[0]:
+            raise ValueError(f"y_secondary has {y_secondary.shape[0]} labels for {X_secondary.shape[0]} rows "
+                             "of X_secondary")
+        mask = np.r_[np.zeros(X.shape[0], dtype=bool), np.ones(X_secondary.shape[0], dtype=bool)]
+        return np.vstack([X, X_secondary]), np.concatenate([y, y_secondary]), mask
+
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
+    def decision_function(self, X) -> np.ndarray:
+        """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
+        out = hypothesis_outputs(self, X)
+        total = self.coef_.sum()
+        return out @ self.coef_ / total if total > 0 else np.zeros(out.shape[0])
+
+    @per_class
+    def staged_decision_function(self, X):
+        """Yield the normalised ``f_t(X)`` after every round ``t`` (one per row of ``history_``)."""
+        scores = np.cumsum(hypothesis_outputs(self, X) * self.coef_, axis=1)
+        totals = np.cumsum(self.coef_)
+        for t in range(self.coef_.shape[0]):
+            yield scores[:, t] / totals[t]
+
+
+class MABoostClassifier(_MirrorBoostClassifier):
+    """MABoost / LAMABoost: boosting by mirror ascent on the sample distribution (002 Algorithm 1).
+
+    Parameters
+    ----------
+    regularizer : 'entropy' (default) or 'l2'
+        ``R``: negative entropy (KL projections; with 'normal' it is AdaBoost with
+        ``eta_t = gamma_t``) or ``1/2 ||w||^2`` (Euclidean projections, ``eta_t = gamma_t/m``).
+    update : 'active' (default, MABoost) or 'lazy' (LAMABoost, dual averaging)
+    variant : 'normal' (default), 'maxmargin', 'smooth', 'combined' or 'sparse'
+        See :func:`marginboost.mirror.maboost.maboost`. 'sparse' (SparseBoost) needs
+        ``regularizer='l2'`` and ``update='active'``; 'combined' needs ``secondary_mask`` or
+        ``X_secondary, y_secondary`` in fit.
+    smoothness : float in (0, 1], default=0.1
+        ``lambda``: 'smooth' caps every weight at ``1/(lambda m)``; 'combined' caps the
+        secondary examples at ``1/(lambda m_B)``. The training error (of the capped set)
+        is guaranteed to fall to ``lambda``, not below.
+    sparsity : float in [0, 1), default=0.5
+        ``c`` of SparseBoost's l1 factor ``alpha_t = c eta_t gamma_t ||z_t||_1 / 2``.
+    learning_rate : float > 0, default=1.0
+        Multiplies every ``eta_t`` (the R package's ``nu``; Theorem 1's rate needs 1).
+    weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
+    max_depth : int >= 1, default=2
+    max_iter : int >= 1, default=100
+        Number of boosting rounds.
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
+        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
+
+    Attributes
+    ----------
+    classes_, hypotheses_, coef_ (``eta_t``), distribution_ (the last ``w``), margin_ (the
+    smallest normalised training margin), n_iter_, status_ ('max_iter', 'no_edge',
+    'zero_weights', 'max_time', 'interrupted'), history_ (dict of arrays,
+    :data:`marginboost.mirror.maboost.HISTORY_COLUMNS`).
+    """
+
+    _parameter_constraints: dict = {
+        **_MirrorBoostClassifier._parameter_constraints,
+        "regularizer": [StrOptions(set(REGULARIZERS))],
+        "update": [StrOptions(set(UPDATES))],
+        "variant": [StrOptions(set(VARIANTS))],
+        "smoothness": [Interval(numbers.Real, 0, 1, closed="right")],
+        "sparsity": [Interval(numbers.Real, 0, 1, closed="left")],
+    }
+
+    def __init__(self, regularizer="entropy", update="active", variant="normal", smoothness=0.1,
+                 sparsity=0.5, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None):
+        self.regularizer = regularizer
+        self.update = update
+        self.variant = variant
+        self.smoothness = smoothness
+        self.sparsity = sparsity
+        self.learning_rate = learning_rate
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+
+        ``sample_weight``: optional, finite, >= 0; example ``i`` counts as ``sample_weight[i]``
+        copies (scaled to mean 1), so 'smooth' caps it at ``s_i/(lambda m)``; weight 0 leaves it
+        out. The secondary data set of variant 'combined' (002 section 3.2), either as
+        ``secondary_mask`` -- a boolean mask of length ``n_samples`` or integer indices into
+        ``X`` -- or as a second data set ``X_secondary, y_secondary``, appended to ``(X, y)``
+        (then ``sample_weight``, if given, covers the rows of ``X`` followed by those of
+        ``X_secondary``). Both forms give the same model.
+        """
+        return self._fit(X, y, sample_weight, secondary_mask, X_secondary, y_secondary)
+
+    def _parts(self, m, mask, weights):
+        if mask is not None and self.variant != "combined":
+            raise ValueError("secondary_mask (or X_secondary) is only used by variant='combined', "
+                             f"got variant={self.variant!r}")
+        return maboost(m, self.regularizer, self.update, self.variant, float(self.smoothness), mask,
+                       float(self.sparsity), float(self.learning_rate), weights)
+
+
+class MadaBoostClassifier(_MirrorBoostClassifier):
+    """MadaBoost as double-projection LAMABoost (002 Algorithm 3, Theorem 5).
+
+    Weights ``w_t ~ min(1, exp(-sum_{s<t} eta_s y_i h_s(x_i)))``: AdaBoost's, capped at the
+    initial weight (Domingo and Watanabe 2000).
+
+    Parameters
+    ----------
+    step : 'paper' (default) or 'adaboost'
+        ``eta_t = gamma_t ||x_t||_1 / m`` (002 Theorem 5: O(1/(eps^2 gamma^2)) rounds) or the
+        original MadaBoost's ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``.
+    learning_rate, weak_learner, max_depth, max_iter, max_time : as in :class:`MABoostClassifier`.
+    """
+
+    _parameter_constraints: dict = {
+        **_MirrorBoostClassifier._parameter_constraints,
+        "step": [StrOptions(set(MADABOOST_STEPS))],
+    }
+
+    def __init__(self, step="paper", learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100,
+                 max_time=None):
+        self.step = step
+        self.learning_rate = learning_rate
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+
+        ``sample_weight`` (optional, finite, >= 0): example ``i`` counts as ``sample_weight[i]``
+        copies (scaled to mean 1), each starting at weight 1 in ``[0, 1]^m``; weight 0 leaves
+        it out.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _parts(self, m, mask, weights):
+        return madaboost(m, self.step, float(self.learning_rate), weights)
+
+
+class AdaBoostClassifier(_MirrorBoostClassifier):
+    """AdaBoost (Freund and Schapire 1997) run by the mirror-ascent loop of MABoost.
+
+    ``w_{t+1} ~ w_t exp(-eta_t y h_t(x))`` with ``eta_t = lr * 1/2 ln((1 + gamma_t)/(1 - gamma_t))``
+    (:func:`marginboost.mirror.maboost.adaboost`): entropy MABoost on the simplex with AdaBoost's
+    coefficient instead of ``eta_t = gamma_t`` (002, after eq. 15). It shares the loop, the
+    bookkeeping (``history_``) and the weak learners of :class:`MABoostClassifier`, so the two
+    compare like for like (``benchmarks/maboost_speed.py``).
+
+    Parameters
+    ----------
+    learning_rate, weak_learner, max_depth, max_iter, max_time : as in :class:`MABoostClassifier`.
+    """
+
+    def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None):
+        self.learning_rate = learning_rate
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+
+        ``sample_weight`` (optional, finite, >= 0) is the initial distribution (scaled to sum
+        1), which for AdaBoost is the same as replicating example ``i`` ``sample_weight[i]``
+        times; weight 0 leaves it out.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _parts(self, m, mask, weights):
+        return adaboost(m, float(self.learning_rate), weights)
+
+
+__all__ = ["AdaBoostClassifier", "MABoostClassifier", "MadaBoostClassifier", "check_secondary_mask"]

@@ -1,0 +1,277 @@
+"""scikit-learn estimators for the soft-margin boosters of paper 000.
+
+All four share one front end, :class:`_SoftMarginBoostClassifier`, and differ only in the
+assembly of parts they hand to the loop (:mod:`marginboost.soft_margin.algorithms`):
+
+* :class:`LPBoostClassifier`      -- LPBoost (Demiriz et al. 2002), restricted master LP;
+* :class:`ERLPBoostClassifier`    -- ERLPBoost (Warmuth et al. 2008), entropy-regularised master;
+* :class:`CERLPBoostClassifier`   -- C-ERLPBoost (Shalev-Shwartz and Singer 2010), FW short step;
+* :class:`MLPBoostClassifier`     -- the generic scheme (000, Algorithm 1), ``fw`` x ``secondary``;
+  with the defaults (short step, LP rule) it is MLPBoost.
+
+The fitted model is ``H(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so
+``decision_function`` lies in [-1, 1] and ``predict`` is its sign. The soft margin the fit
+reaches, ``margin_``, is the mean of the ``nu`` smallest training margins ``y_i H(x_i)``.
+
+``nu`` (the capping parameter, ``1 <= nu <= m``) may be given as a count or a fraction:
+an ``int`` is a count of examples, a ``float`` in (0, 1] a fraction of ``m`` (the result is
+raised to 1 if smaller: nu = 1 is the hard margin), a ``float`` > 1 a (possibly fractional)
+count. So ``nu=1`` is the hard margin and ``nu=1.0`` is ``nu = m``.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from itertools import compress
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from marginboost.soft_margin import algorithms
+from marginboost.soft_margin.algorithms import Assembly
+from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
+from marginboost.soft_margin.scheme import HISTORY_COLUMNS
+from marginboost.weak_learners.ensemble_outputs import iter_outputs
+from marginboost.soft_margin.fw_rules import FW_RULES
+from marginboost.core.interrupts import warn_interrupted
+from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.soft_margin.objectives import entropy_eta
+from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.soft_margin.secondary import SECONDARY_RULES
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
+
+
+def resolve_nu(nu, m: int) -> float:
+    """Turn the ``nu`` parameter (count or fraction, see module doc) into a count in [1, m]."""
+    if isinstance(nu, numbers.Integral):
+        value = float(nu)
+    elif nu <= 1.0:
+        value = max(float(nu) * m, 1.0)
+    else:
+        value = float(nu)
+    if not 1.0 <= value <= m:
+        raise ValueError(
+            f"nu must be a count in [1, m] = [1, {m}] or a fraction in (0, 1]; got nu={nu!r}"
+        )
+    return value
+
+
+class _SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Base class: a soft-margin booster of 000 behind the scikit-learn classifier API.
+
+    Parameters
+    ----------
+    nu : int or float, default=0.1
+        Capping parameter (see the module docstring for count vs fraction).
+    eps : float > 0, default=0.01
+        Target accuracy: the fit stops with soft margin >= g - eps, g the smallest edge seen.
+    weak_learner : 'tree', 'stump', a WeakLearner, or a scikit-learn classifier, default='tree'
+    max_depth : int >= 1, default=2
+        Depth of the 'tree' weak learner (2 in the paper's experiments).
+    max_iter : int >= 1, default=1000
+        Maximum number of weak-learner calls.
+    max_time : float > 0 or None, default=None
+        Stop after this many seconds (``status_ == 'max_time'``).
+
+    Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the model of the rounds completed,
+    with ``status_ == 'interrupted'`` and a warning (or re-raises: :mod:`marginboost.core.interrupts`).
+
+    Attributes
+    ----------
+    classes_ : the labels; with two, ``classes_[1]`` is the positive class.
+    hypotheses_ : list of the distinct hypotheses found, in order.
+    weights_ : ndarray, their weights (on the simplex; many are 0).
+    margin_ : float, the final soft margin on the training sample.
+    objective_ : float, the final objective (smoothed soft margin; LPBoost: the LP value).
+    gap_ : float, the final duality gap ``best edge - objective``.
+    n_iter_ : int, number of weak-learner calls.
+    status_ : 'converged', 'max_iter', 'max_time' or 'interrupted'.
+    nu_ : float, the capping parameter as a count.
+    eta_ : float, ``2 ln(m/nu)/eps``, the entropy regularisation strength.
+    history_ : dict of equal-length arrays, one entry per round (see ``HISTORY_COLUMNS``).
+    weights_path_ : iterable of the weights after every round (logged compactly).
+
+    ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the
+    hypotheses of positive weight and the attributes above but ``history_`` and
+    ``weights_path_`` (None after load: no staged predictions).
+
+    More than two classes: one-vs-rest (:mod:`marginboost.estimators.multiclass`); the attributes above
+    are then those of ``estimators_[k]``, class k against the rest, and ``n_iter_``,
+    ``status_`` and ``history_`` hold one entry per class. ``predict_proba`` is ``(1 + H) / 2``
+    (normalised over the classes): not calibrated.
+    """
+
+    _parameter_constraints: dict = {
+        "nu": [Interval(numbers.Real, 0, None, closed="neither")],
+        "eps": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    }
+    _model_state = {"weights_": Vector(simplex=True), "margin_": Real(finite=False), "objective_": Real(finite=False),
+                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "nu_": Real(low=1.0),
+                    "eta_": Real(low=0.0)}
+    _model_unsaved = ("history_", "weights_path_")
+    _model_prune = "weights_"
+    # float32 stays float32: the histogram learners bin it without a float64 copy of X.
+    _fit_dtype = [np.float64, np.float32]
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+        self.nu = nu
+        self.eps = eps
+        self.weak_learner = weak_learner
+        self.max_depth = max_depth
+        self.max_iter = max_iter
+        self.max_time = max_time
+
+    def _assembly(self) -> Assembly:
+        raise NotImplementedError
+
+    @one_vs_rest
+    def fit(self, X, y, sample_weight=None):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+
+        ``sample_weight`` (optional, finite, >= 0) makes example ``i`` count as
+        ``sample_weight[i]`` copies (scaled to mean 1): its cap becomes ``s_i/nu`` and the
+        entropy is taken relative to the weights. Examples of weight 0 are left out.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype=self._fit_dtype, y_numeric=False)
+        y_index, _ = self._binary_targets(y)
+        weights = None
+        if sample_weight is not None:
+            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the sum is finite
+            if not keep.any():
+                raise ValueError("sample_weight must have at least one positive entry")
+            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
+                X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
+                check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+            weights = sample_weight * (sample_weight.shape[0] / sample_weight.sum())
+        y_pm = np.where(y_index == 1, 1.0, -1.0)
+        m = X.shape[0]
+        self.nu_ = resolve_nu(self.nu, m)
+        self.eta_ = entropy_eta(m, self.nu_, self.eps)
+        learner = resolve_weak_learner(self.weak_learner, self.max_depth)
+        oracle = learner.prepare(X, y_pm)
+        result = algorithms.run(
+            self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, self.max_time, weights
+        )
+        self.hypotheses_ = result.hypotheses
+        self.weights_ = result.weights
+        self.margin_ = result.soft_margin
+        self.objective_ = result.objective
+        self.gap_ = result.gap
+        self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        self.weights_path_ = result.weights_path
+        if result.status == "interrupted":
+            warn_interrupted(self, result.n_iter)
+        elif result.status != "converged":
+            warnings.warn(
+                f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
+                f"gap {result.gap:.3g} > tolerance; raise max_iter/max_time or eps",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
+    def decision_function(self, X) -> np.ndarray:
+        """``H(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        score = np.zeros(X.shape[0])
+        used = self.weights_ > 0.0
+        for w, out in zip(self.weights_[used], iter_outputs(compress(self.hypotheses_, used), X)):
+            score += w * out
+        return score
+
+    @per_class
+    def staged_decision_function(self, X):
+        """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
+        outputs = hypothesis_outputs(self, X)
+        if self.weights_path_ is None:
+            raise ValueError(NO_STAGES)
+        for w in self.weights_path_:
+            yield outputs[:, : w.shape[0]] @ w
+
+
+class LPBoostClassifier(_SoftMarginBoostClassifier):
+    """LPBoost (Demiriz, Bennett, Shawe-Taylor 2002): fully corrective FW on the soft margin.
+
+    Each round solves the restricted master LP over the hypotheses so far (000 eq. 8/13) with
+    HiGHS' dual simplex, warm-started from the previous basis, and hands its optimal
+    distribution to the weak learner; it stops when ``min edge - LP value <= eps``. Fast in
+    practice but Omega(m) rounds in the worst case (Warmuth, Glocer, Raetsch 2007).
+    """
+
+    def _assembly(self):
+        return algorithms.LPBOOST
+
+
+class ERLPBoostClassifier(_SoftMarginBoostClassifier):
+    """ERLPBoost (Warmuth, Glocer, Vishwanathan 2008): fully corrective FW on the smoothed margin.
+
+    Each round maximises ``rho~(U w) = -f~*(-U w)`` over the hypotheses so far (000 eq. 14)
+    with our active-set Newton method; O(ln(m/nu)/eps^2) rounds.
+    """
+
+    def _assembly(self):
+        return algorithms.ERLPBOOST
+
+
+class CERLPBoostClassifier(_SoftMarginBoostClassifier):
+    """C-ERLPBoost (Shalev-Shwartz and Singer 2010): FW with the short step (000 Algorithm 3)."""
+
+    def _assembly(self):
+        return algorithms.CERLPBOOST
+
+
+class MLPBoostClassifier(_SoftMarginBoostClassifier):
+    """The generic scheme of 000 (Algorithm 1); with ``secondary='lp'`` it is MLPBoost.
+
+    Parameters
+    ----------
+    fw : 'short_step' (default), 'classic', 'line_search', 'pairwise', or a callable rule
+        The Frank-Wolfe rule F (000 Algorithms 3 and 4).
+    secondary : 'lp' (default), 'entropy', 'newton', 'none', or a callable ``fn(U, w) -> w``
+        The secondary rule B (000 Algorithm 2 for 'lp', eq. 14 for 'entropy'). 'newton' is our
+        fast inexact rule (one warm-started Newton step on eq. 14 per round, not in the paper;
+        :class:`~marginboost.soft_margin.secondary.NewtonStepRule`): usually the fastest to ``eps``.
+    Other parameters as in :class:`_SoftMarginBoostClassifier`.
+    """
+
+    _parameter_constraints: dict = {
+        **_SoftMarginBoostClassifier._parameter_constraints,
+        "fw": [StrOptions(set(FW_RULES)), callable],
+        "secondary": [StrOptions(set(SECONDARY_RULES) | {"none"}), callable, None],
+    }
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
+                 fw="short_step", secondary="lp"):
+        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth,
+                         max_iter=max_iter, max_time=max_time)
+        self.fw = fw
+        self.secondary = secondary
+
+    def _assembly(self):
+        return algorithms.mlpboost(self.fw, self.secondary)
+
+
+__all__ = [
+    "CERLPBoostClassifier",
+    "ERLPBoostClassifier",
+    "HISTORY_COLUMNS",
+    "LPBoostClassifier",
+    "MLPBoostClassifier",
+    "resolve_nu",
+]

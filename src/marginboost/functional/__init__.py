@@ -1,0 +1,1 @@
+"""Boosting over a function space with general losses: FWBoost (paper 001), BLasso, gradient boosting."""

@@ -1,0 +1,1 @@
+"""Model files (versioned JSON) and data sets."""

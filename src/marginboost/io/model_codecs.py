@@ -1,0 +1,329 @@
+"""Codecs of model files: hypotheses and fitted state to plain JSON values and back.
+
+Decoding only ever builds the package's own hypothesis types and numpy arrays from numbers
+and strings looked up in fixed tables, so a file can describe a model but never run code.
+Every decoder checks type, length, range and finiteness and raises :class:`ModelFileError`
+saying what it expected. The envelope of a file (format, version, estimator, parameters,
+labels) is in :mod:`marginboost.io.model_io`; an estimator declares what else it stores with
+:class:`ModelFileMixin`.
+
+Hypotheses (``type`` picks the decoder; the class is matched exactly, so a subclass of a
+known type is not mistaken for it)::
+
+    {"type": "stump", "feature": j, "threshold": t | null, "sign": +1 | -1}
+        Stump: sign if x[j] > t else -sign; null is the constant stump (threshold -inf).
+    {"type": "tree", "feature": [...], "threshold": [...], "left": [...], "right": [...], "value": [...]}
+        DecisionTree in flat arrays, node 0 the root, feature -1 a leaf, leaves +1 or -1.
+    {"type": "regression_stump", "feature": j, "threshold": t | null, "left": a, "right": b}
+        RegressionStump: a if x[j] <= t else b; null: the constant b.
+    {"type": "regression_tree", ...the keys of "tree"...}
+        RegressionTree: leaves hold any finite value.
+
+In trees, an internal node's children come after it (which rules out cycles) and lie inside
+the arrays, and its feature is below ``n_features_in``: the compiled tree walk does no bounds
+checks of its own.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from marginboost.weak_learners import DecisionTree, Stump
+from marginboost.weak_learners.regression import RegressionStump, RegressionTree
+
+__all__ = [
+    "Codes",
+    "Count",
+    "ModelFileError",
+    "ModelFileMixin",
+    "NO_STAGES",
+    "Real",
+    "Text",
+    "Vector",
+    "decode_hypothesis",
+    "encode_hypothesis",
+]
+
+
+# What staged predictions say on a loaded model whose file does not keep the per-round weights.
+NO_STAGES = ("staged predictions need the weights of every round, which model files do not store: "
+             "refit the estimator to get them")
+
+
+class ModelFileError(ValueError):
+    """A model file that is not a valid marginboost model of a supported format version."""
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ModelFileError(message)
+
+
+def check_keys(doc, required: set, optional: set, where: str) -> None:
+    """``doc`` is a JSON object with every required key and nothing but the known ones."""
+    require(isinstance(doc, dict), f"{where} must be a JSON object, got {type(doc).__name__}")
+    missing = required - doc.keys()
+    require(not missing, f"{where}: missing field(s) {sorted(missing)}")
+    unknown = doc.keys() - required - optional
+    require(not unknown, f"{where}: unknown field(s) {sorted(unknown)}; expected {sorted(required | optional)}")
+
+
+def read_number(value, where: str, integer: bool = False, low=None) -> float | int:
+    """A finite JSON number (an integer if asked), at least ``low`` if given."""
+    kind = "an integer" if integer else "a number"
+    # JSON numbers only: bool is a subclass of int but not a number here.
+    require(type(value) in (int, float), f"{where} must be {kind}, got {value!r:.40}")
+    finite = math.isfinite(value) if type(value) is float else abs(value) <= 2**53
+    require(finite, f"{where} must be a finite number of at most 2**53 in size, got {value!r:.40}")
+    require(not integer or type(value) is int or value.is_integer(), f"{where} must be {kind}, got {value!r}")
+    number = int(value) if integer else float(value)
+    require(low is None or number >= low, f"{where} must be >= {low}, got {value!r}")
+    return number
+
+
+def read_numbers(value, where: str, n: int | None = None, integer: bool = False) -> np.ndarray:
+    """A list of finite JSON numbers (``n`` of them if given) as float64 or int64."""
+    require(isinstance(value, list), f"{where} must be a list of numbers, got {type(value).__name__}")
+    require(n is None or len(value) == n, f"{where} has {len(value)} entries, expected {n}")
+    # One pass over the types, then numpy: fast enough for large arrays (codes, big trees).
+    require({type(v) for v in value} <= {int, float}, f"{where} must hold numbers only")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except OverflowError:
+        raise ModelFileError(f"{where} holds a number too large for a float") from None
+    require(bool(np.all(np.isfinite(arr))), f"{where} must hold finite numbers only")
+    if integer:
+        require(bool(np.all(arr == np.rint(arr))) and bool(np.all(np.abs(arr) < 2.0**53)),
+                f"{where} must hold integers only")
+        return arr.astype(np.int64)
+    return arr
+
+
+# --------------------------------------------------------------------------- hypotheses
+
+
+def _threshold_out(t: float):
+    return None if t == -np.inf else float(t)
+
+
+def _threshold_in(value, where: str) -> float:
+    return -np.inf if value is None else read_number(value, f"{where} threshold (a finite number or null)")
+
+
+def _encode_stump(h: Stump) -> dict:
+    return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "sign": float(h.sign)}
+
+
+def _decode_stump(doc: dict, n_features: int, where: str) -> Stump:
+    sign = read_number(doc["sign"], f"{where} sign")
+    require(sign in (1.0, -1.0), f"{where} sign must be +1 or -1, got {sign}")
+    return Stump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where), sign)
+
+
+def _encode_regression_stump(h: RegressionStump) -> dict:
+    return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "left": float(h.left),
+            "right": float(h.right)}
+
+
+def _decode_regression_stump(doc: dict, n_features: int, where: str) -> RegressionStump:
+    return RegressionStump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where),
+                           read_number(doc["left"], f"{where} left"), read_number(doc["right"], f"{where} right"))
+
+
+def _feature(value, n_features: int, where: str) -> int:
+    feature = read_number(value, f"{where} feature", integer=True, low=0)
+    require(feature < n_features, f"{where} feature {feature} outside [0, {n_features})")
+    return feature
+
+
+def _encode_tree(h: DecisionTree) -> dict:
+    return {"feature": h.feature.tolist(), "threshold": h.threshold.tolist(), "left": h.left.tolist(),
+            "right": h.right.tolist(), "value": h.value.tolist()}
+
+
+def _tree_decoder(cls, leaves_pm1: bool):
+    def decode(doc: dict, n_features: int, where: str):
+        feature = read_numbers(doc["feature"], f"{where} feature", integer=True)
+        n = feature.shape[0]
+        require(n >= 1, f"{where} needs at least one node")
+        threshold = read_numbers(doc["threshold"], f"{where} threshold", n)
+        left = read_numbers(doc["left"], f"{where} left", n, integer=True)
+        right = read_numbers(doc["right"], f"{where} right", n, integer=True)
+        value = read_numbers(doc["value"], f"{where} value", n)
+        require(bool(np.all((feature >= -1) & (feature < n_features))),
+                f"{where} feature index out of range [-1, {n_features})")
+        internal = feature >= 0
+        nodes = np.arange(n)
+        require(bool(np.all((left[internal] > nodes[internal]) & (left[internal] < n)
+                            & (right[internal] > nodes[internal]) & (right[internal] < n))),
+                f"{where} child index out of range (children follow their parent, inside the {n} nodes)")
+        if leaves_pm1:
+            require(bool(np.all(np.isin(value[~internal], (-1.0, 1.0)))), f"{where} leaf values must be +1 or -1")
+        return cls(feature, threshold, left, right, value, n_features)
+
+    return decode
+
+
+# type name -> (class, encode, decode, fields); the class is matched exactly (RegressionTree
+# subclasses DecisionTree but its leaves are real numbers).
+_TREE_FIELDS = ("feature", "threshold", "left", "right", "value")
+HYPOTHESIS_CODECS = {
+    "stump": (Stump, _encode_stump, _decode_stump, ("feature", "threshold", "sign")),
+    "tree": (DecisionTree, _encode_tree, _tree_decoder(DecisionTree, True), _TREE_FIELDS),
+    "regression_stump": (RegressionStump, _encode_regression_stump, _decode_regression_stump,
+                         ("feature", "threshold", "left", "right")),
+    "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS),
+}
+_NAME_OF = {cls: name for name, (cls, *_) in HYPOTHESIS_CODECS.items()}
+
+
+def encode_hypothesis(h) -> dict:
+    """The JSON object of a hypothesis; TypeError for a type model files cannot hold."""
+    name = _NAME_OF.get(type(h))
+    if name is None:
+        raise TypeError(f"hypotheses of type {type(h).__name__} cannot be written to a model file; "
+                        f"model files hold {', '.join(cls.__name__ for cls in _NAME_OF)}")
+    _, encode, _, _ = HYPOTHESIS_CODECS[name]
+    return {"type": name, **encode(h)}
+
+
+def decode_hypothesis(doc, n_features: int, where: str = "hypothesis"):
+    """The hypothesis a JSON object describes, after checking every field."""
+    require(isinstance(doc, dict), f"{where} must be a JSON object, got {type(doc).__name__}")
+    name = doc.get("type")
+    require(isinstance(name, str) and name in HYPOTHESIS_CODECS,
+            f"{where}: unknown hypothesis type {name!r:.40}; expected one of {sorted(HYPOTHESIS_CODECS)}")
+    _, _, decode, fields = HYPOTHESIS_CODECS[name]
+    check_keys(doc, {"type", *fields}, set(), where)
+    return decode(doc, n_features, where)
+
+
+# --------------------------------------------------------------------------- fitted state
+
+
+class Real:
+    """A float. ``finite=False`` (diagnostics only, never used by predict) also allows +-inf and
+    nan, written as the strings 'inf', '-inf', 'nan' (JSON has no such numbers)."""
+
+    def __init__(self, low=None, finite: bool = True):
+        self.low, self.finite = low, finite
+
+    def encode(self, value):
+        """The JSON value: a number, or 'inf' / '-inf' / 'nan' when not ``finite``."""
+        value = float(value)
+        return value if math.isfinite(value) or self.finite else str(value)
+
+    def decode(self, value, where: str, n_hypotheses: int) -> float:
+        """The float ``value`` (at ``where`` in the file) stands for; :class:`ModelFileError` if out of range."""
+        if not self.finite and value in ("inf", "-inf", "nan"):
+            return float(value)
+        return float(read_number(value, where, low=self.low))
+
+
+class Count:
+    """An integer >= 0."""
+
+    def encode(self, value):
+        """The JSON value: an int."""
+        return int(value)
+
+    def decode(self, value, where: str, n_hypotheses: int) -> int:
+        """The integer >= 0 ``value`` (at ``where`` in the file) holds; :class:`ModelFileError` otherwise."""
+        return int(read_number(value, where, integer=True, low=0))
+
+
+class Text:
+    """A string."""
+
+    def encode(self, value):
+        """The JSON value: a string."""
+        return str(value)
+
+    def decode(self, value, where: str, n_hypotheses: int) -> str:
+        """``value`` if it is a string (at ``where`` in the file); :class:`ModelFileError` otherwise."""
+        require(isinstance(value, str), f"{where} must be a string, got {type(value).__name__}")
+        return value
+
+
+class Vector:
+    """One finite float per hypothesis; ``simplex``: non-negative and summing to 1 (within 1e-6)."""
+
+    def __init__(self, simplex: bool = False):
+        self.simplex = simplex
+
+    def encode(self, value):
+        """The JSON value: a list of floats."""
+        return np.asarray(value, dtype=np.float64).tolist()
+
+    def decode(self, value, where: str, n_hypotheses: int) -> np.ndarray:
+        """The float64 array of ``n_hypotheses`` finite numbers (on the simplex if ``simplex``); :class:`ModelFileError` otherwise."""
+        arr = read_numbers(value, where, n_hypotheses)
+        if self.simplex:
+            require(bool(np.all(arr >= 0.0)) and abs(arr.sum() - 1.0) <= 1e-6,
+                    f"{where} must be non-negative and sum to 1, got sum {arr.sum():.12g}")
+        return arr
+
+
+class Codes:
+    """Rows of +1/-1, one column per hypothesis (int8)."""
+
+    def encode(self, value):
+        """The JSON value: a list of rows of +1/-1."""
+        return np.asarray(value).tolist()
+
+    def decode(self, value, where: str, n_hypotheses: int) -> np.ndarray:
+        """The int8 array of rows of ``n_hypotheses`` entries +1/-1; :class:`ModelFileError` otherwise."""
+        require(isinstance(value, list), f"{where} must be a list of rows, got {type(value).__name__}")
+        rows = [read_numbers(row, f"{where} row {i}", n_hypotheses, integer=True) for i, row in enumerate(value)]
+        codes = np.array(rows, dtype=np.int64).reshape(len(rows), n_hypotheses)
+        require(bool(np.all(np.abs(codes) == 1)), f"{where} must hold +1 and -1 only")
+        return codes.astype(np.int8)
+
+
+MODEL_CLASSES: dict[str, type] = {}  # class name -> estimator class, as model files name them
+
+
+class ModelFileMixin:
+    """``save(path)`` and ``load(path)`` in the format of :mod:`marginboost.io.model_io`.
+
+    A class declares, besides its hypotheses, labels and parameters (which every file holds):
+
+    ``_model_state``: ``{attribute: field}``, the fitted attributes its file stores; in the
+        file's ``state`` object each is named without its trailing underscore.
+    ``_model_unsaved``: fitted attributes a file does not store (per-round or per-example
+        data); they are None on a loaded model.
+    ``_model_prune``: the name of a weight vector whose zeros ``decision_function`` skips:
+        those hypotheses (and their zero weights) are left out of the file.
+    """
+
+    _model_state: dict = {}
+    _model_unsaved: tuple = ()
+    _model_prune: str | None = None
+
+    def __init_subclass__(cls, **kwargs):
+        """Register every public estimator class of the package in :data:`MODEL_CLASSES`.
+
+        Private bases (a leading underscore) are not models of their own; a user's subclass
+        is not registered, since its file could not promise to load as the same class."""
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_") and cls.__module__.startswith("marginboost."):
+            MODEL_CLASSES[cls.__name__] = cls
+
+    def _derive_from_stored(self) -> None:
+        """Compute what predict needs from the stored attributes (nothing by default); called
+        on a loaded model."""
+
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` as versioned JSON (:mod:`marginboost.io.model_io`)."""
+        from marginboost.io.model_io import save_model
+
+        save_model(self, path)
+
+    @classmethod
+    def load(cls, path):
+        """Read a model file written by :meth:`save`; returns the fitted estimator, which must
+        be an instance of this class (or a subclass)."""
+        from marginboost.io.model_io import load_model
+
+        return load_model(path, expected=cls)

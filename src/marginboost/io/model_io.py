@@ -1,0 +1,312 @@
+"""Model files: one versioned JSON format for every estimator of the package, no pickle.
+
+A file holds everything ``predict`` and ``decision_function`` need, and nothing executable::
+
+    {
+      "format": "marginboost-model", "format_version": 2, "marginboost_version": "0.1.0",
+      "estimator": "GBMClassifier",                 a class name of ESTIMATORS
+      "params": {...},                              get_params(): strings, numbers, booleans, null
+      "n_features_in": p,
+      "feature_names_in": ["age", ...],             only if fit saw named columns
+      "classes": [a, b], "classes_dtype": "<U4",    classifiers: the label mapping (b is +1)
+      "hypotheses": [...],                          see marginboost.io.model_codecs
+      "state": {...}                                the fitted attributes below
+    }
+
+A classifier of K > 2 classes (one-vs-rest, :mod:`marginboost.estimators.multiclass`) lists its K labels in
+``classes`` and, instead of ``hypotheses`` and ``state``, ``"estimators": [{"hypotheses": [...],
+"state": {...}}, ...]``: its K binary models, model k separating ``classes[k]`` from the rest,
+each in the layout of a binary model of the same estimator and parameters (labels ``[0, 1]``).
+
+``state`` per estimator: each fitted attribute under its name without the trailing underscore
+(V: a list of one number per hypothesis, in order; D: a diagnostic, a number or one of the
+strings 'inf', '-inf', 'nan'; other numbers are finite):
+
+* LPBoost, ERLPBoost, CERLPBoost, MLPBoost: ``weights`` (V, on the simplex), ``margin``,
+  ``objective``, ``gap`` (D), ``n_iter``, ``status``, ``nu``, ``eta``;
+* TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V), ``margin`` (D), ``n_iter``,
+  ``status``, and SoftBoost's ``nu``;
+* MABoost, MadaBoost, AdaBoost (ours): ``coef`` (V), ``margin`` (D), ``n_iter``, ``status``;
+* AverageMarginBoost: ``weights`` (V, on the simplex), ``nu``, ``eta``, ``n_hypotheses``,
+  ``nzdd_build_time``, ``dropped_mass``, ``margin``, ``full_margin``, ``objective``, ``gap``
+  (the last five D), ``n_iter``, ``status``;
+* FWBoostRegressor, FWBoostClassifier: ``coef`` (V), ``offset``, ``train_loss``, ``gap`` (D),
+  ``n_iter``, ``status``;
+* GBMRegressor, GBMClassifier: ``init``, ``train_loss`` (D), ``n_iter``;
+* GraphSepBoost: ``pos_codes``, ``neg_codes`` (lists of rows of +1/-1, one column per
+  hypothesis), ``n_iter``, ``status``.
+
+The weighted-vote families (soft margin, TotalBoost and its relatives) store only hypotheses of
+nonzero weight, which their ``decision_function`` skips anyway; the others store every
+hypothesis, so that staged predictions over them still work. Per-round and per-example data
+(``history_``, ``weights_path_``, ``distribution_``, ``nzdd_``) is not stored and is None on a
+loaded model: the staged predictions that need it (soft margin, TotalBoost family, FWBoost)
+then raise ``ValueError``. A loaded one-vs-rest model takes ``n_iter_`` and ``status_`` from its
+binary models; its ``history_`` is a list of None.
+
+Loading checks the format name and version and every field's type, length and range, and
+refuses anything else, and any parameter that is not a plain value, with
+:class:`ModelFileError` (a ``ValueError``) saying what was expected. Version 1 (the soft-margin
+family only: ``weights`` and a ``fit`` object at the top level) is still read.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import ClassifierMixin, clone
+
+from marginboost._version import __version__
+from marginboost.io.model_codecs import (
+    MODEL_CLASSES,
+    ModelFileError,
+    check_keys,
+    decode_hypothesis,
+    encode_hypothesis,
+    read_number,
+    require,
+)
+from marginboost.estimators.multiclass import is_one_vs_rest, summarise
+
+__all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "ModelFileError", "load_model", "model_from_dict",
+           "model_to_dict", "save_model"]
+
+FORMAT = "marginboost-model"
+FORMAT_VERSION = 2
+# Filled by the estimators themselves (ModelFileMixin.__init_subclass__): importing
+# marginboost, which every import of this module does first, registers all of them.
+ESTIMATORS = MODEL_CLASSES
+_HEADER = {"format", "format_version", "marginboost_version", "estimator", "params", "n_features_in"}
+_MODEL = {"hypotheses", "state"}  # one binary model (or a regressor); K of them under "estimators"
+_LABELS = {"classes", "classes_dtype"}
+_V1_ESTIMATORS = ("LPBoostClassifier", "ERLPBoostClassifier", "CERLPBoostClassifier", "MLPBoostClassifier")
+_V1_FIT = {"margin", "objective", "gap", "n_iter", "status", "nu", "eta"}
+_PLAIN = (str, bool, int, float)
+
+
+def save_model(estimator, path) -> None:
+    """Write a fitted estimator to ``path`` as JSON.
+
+    TypeError for an estimator, a parameter or a hypothesis the format cannot hold (a
+    weak-learner object, a scikit-learn hypothesis); ValueError for an unfitted estimator.
+    The document is decoded before it is written, so a file that :func:`load_model` would
+    refuse is never written; the write goes through a temporary file, so an interrupted save
+    leaves no truncated model behind.
+    """
+    doc = model_to_dict(estimator)
+    try:
+        model_from_dict(doc)
+    except ModelFileError as exc:
+        raise ValueError(f"this {type(estimator).__name__} cannot be saved faithfully: {exc}") from None
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(doc, allow_nan=False))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def load_model(path, expected: type | None = None):
+    """Read a model file written by :func:`save_model`; returns the fitted estimator.
+
+    ``expected``: refuse a file holding anything but an instance of this class.
+    """
+    try:
+        doc = json.loads(Path(path).read_bytes(), parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ModelFileError) as exc:
+        raise ModelFileError(f"{path}: not a marginboost model file (invalid JSON: {exc})") from None
+    try:
+        estimator = model_from_dict(doc)
+    except ModelFileError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None
+    if expected is not None and not isinstance(estimator, expected):
+        raise ModelFileError(f"{path} holds a {type(estimator).__name__}, not a {expected.__name__}")
+    return estimator
+
+
+def _refuse_constant(name: str):
+    # Python's json reads NaN and Infinity, which are not JSON: no model field may hold one.
+    raise ModelFileError(f"{name} is not a JSON number")
+
+
+def model_to_dict(estimator) -> dict:
+    """The JSON document of a fitted estimator (what :func:`save_model` writes)."""
+    cls = type(estimator)
+    name = cls.__name__
+    if ESTIMATORS.get(name) is not cls:
+        raise TypeError(f"cannot save a {name}: model files support {sorted(ESTIMATORS)}")
+    if not (hasattr(estimator, "hypotheses_") or is_one_vs_rest(estimator)):
+        raise ValueError(f"this {name} is not fitted yet: call fit before saving")
+    params = _params_to_json(estimator)
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "marginboost_version": __version__,
+        "estimator": name,
+        "params": params,
+        "n_features_in": int(estimator.n_features_in_),
+    }
+    if hasattr(estimator, "feature_names_in_"):
+        doc["feature_names_in"] = [str(f) for f in estimator.feature_names_in_]
+    if issubclass(cls, ClassifierMixin):
+        doc["classes"] = _labels_to_json(estimator.classes_)
+        doc["classes_dtype"] = estimator.classes_.dtype.str
+    if is_one_vs_rest(estimator):
+        doc["estimators"] = [_model_to_dict(model) for model in estimator.estimators_]
+    else:
+        doc.update(_model_to_dict(estimator))
+    return doc
+
+
+def _model_to_dict(estimator) -> dict:
+    """``hypotheses`` and ``state`` of one fitted binary model (or regressor)."""
+    cls = type(estimator)
+    hypotheses = list(estimator.hypotheses_)
+    state = {attr: getattr(estimator, attr) for attr in cls._model_state}
+    if cls._model_prune is not None:
+        keep = np.flatnonzero(np.asarray(state[cls._model_prune]) != 0.0)
+        hypotheses = [hypotheses[j] for j in keep]
+        state[cls._model_prune] = np.asarray(state[cls._model_prune])[keep]
+    return {"hypotheses": [encode_hypothesis(h) for h in hypotheses],
+            "state": {attr.rstrip("_"): field.encode(state[attr]) for attr, field in cls._model_state.items()}}
+
+
+def _params_to_json(estimator) -> dict:
+    out = {}
+    for key, value in estimator.get_params(deep=False).items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        if not (value is None or isinstance(value, _PLAIN)) or (isinstance(value, float) and not np.isfinite(value)):
+            raise TypeError(f"parameter {key}={value!r:.80} cannot be written to a model file (only strings, "
+                            "finite numbers, booleans and None can): use a named weak learner / rule / loss, "
+                            "or an integer random_state")
+        out[key] = value
+    return out
+
+
+def _labels_to_json(classes: np.ndarray) -> list:
+    labels = classes.tolist()
+    for label in labels:
+        if not isinstance(label, _PLAIN) or (isinstance(label, float) and not np.isfinite(label)):
+            raise TypeError(f"class label {label!r:.40} cannot be written to a model file (labels must be "
+                            "strings, finite numbers or booleans)")
+    return labels
+
+
+def model_from_dict(doc):
+    """The fitted estimator a JSON document describes, after checking every field."""
+    require(isinstance(doc, dict), "the top level must be a JSON object")
+    require(doc.get("format") == FORMAT, f"field 'format' must be '{FORMAT}', got {doc.get('format')!r:.40}")
+    version = doc.get("format_version")
+    require(type(version) is int and version in (1, FORMAT_VERSION),
+            f"format_version {version!r:.20} is not supported (this marginboost {__version__} reads versions "
+            f"1 and {FORMAT_VERSION})")
+    if version == 1:
+        doc = _upgrade_v1(doc)
+    name = doc.get("estimator")
+    require(isinstance(name, str) and name in ESTIMATORS,
+            f"unknown estimator {name!r:.60}; expected one of {sorted(ESTIMATORS)}")
+    cls = ESTIMATORS[name]
+    classifier = issubclass(cls, ClassifierMixin)
+    multiclass = classifier and isinstance(doc.get("classes"), list) and len(doc["classes"]) > 2
+    check_keys(doc, _HEADER | (_LABELS if classifier else set()) | ({"estimators"} if multiclass else _MODEL),
+               {"feature_names_in"}, "the model file")
+    require(isinstance(doc["marginboost_version"], str), "field 'marginboost_version' must be a string")
+    estimator = cls()
+    _set_params(estimator, doc["params"])
+
+    n_features = read_number(doc["n_features_in"], "field 'n_features_in'", integer=True, low=1)
+    estimator.n_features_in_ = n_features
+    if "feature_names_in" in doc:
+        names = doc["feature_names_in"]
+        require(isinstance(names, list) and len(names) == n_features and all(isinstance(f, str) for f in names),
+                f"field 'feature_names_in' must be a list of {n_features} strings")
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    if classifier:
+        estimator.classes_ = _labels_from_json(doc["classes"], doc["classes_dtype"])
+    if not multiclass:
+        _model_from_dict(estimator, doc, n_features, "")
+        return estimator
+    models = doc["estimators"]
+    n_classes = len(estimator.classes_)
+    require(isinstance(models, list) and len(models) == n_classes,
+            f"field 'estimators' must be a list of {n_classes} models, one per class")
+    estimator.estimators_ = []
+    for k, body in enumerate(models):
+        where = f"estimators[{k}]"
+        check_keys(body, _MODEL, set(), f"field '{where}'")
+        model = clone(estimator)
+        model.n_features_in_ = n_features
+        model.classes_ = np.array([0, 1])  # 1: classes_[k], as one_vs_rest fits it
+        _model_from_dict(model, body, n_features, f"{where} ")
+        estimator.estimators_.append(model)
+    summarise(estimator)
+    return estimator
+
+
+def _model_from_dict(estimator, body: dict, n_features: int, where: str) -> None:
+    """Set the hypotheses and fitted state of one binary model (or regressor) from its fields."""
+    hypotheses = body["hypotheses"]
+    require(isinstance(hypotheses, list), f"field '{where}hypotheses' must be a list")
+    estimator.hypotheses_ = [decode_hypothesis(h, n_features, f"{where}hypothesis {i}")
+                             for i, h in enumerate(hypotheses)]
+    spec = type(estimator)._model_state
+    state = body["state"]
+    check_keys(state, {attr.rstrip("_") for attr in spec}, set(), f"field '{where}state'")
+    for attr, field in spec.items():
+        key = attr.rstrip("_")
+        setattr(estimator, attr, field.decode(state[key], f"{where}state field '{key}'", len(hypotheses)))
+    for attr in type(estimator)._model_unsaved:
+        setattr(estimator, attr, None)
+    estimator._derive_from_stored()
+
+
+def _set_params(estimator, params) -> None:
+    require(isinstance(params, dict), "field 'params' must be a JSON object")
+    valid = estimator.get_params(deep=False)
+    unknown = params.keys() - valid.keys()
+    require(not unknown, f"unknown parameters for {type(estimator).__name__}: {sorted(unknown)}; "
+                         f"expected some of {sorted(valid)}")
+    for key, value in params.items():
+        require(value is None or isinstance(value, _PLAIN),
+                f"parameter '{key}' must be a string, number, boolean or null, got {type(value).__name__}")
+    estimator.set_params(**params)
+    try:
+        estimator._validate_params()
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"invalid parameters: {exc}") from None
+
+
+def _labels_from_json(classes, dtype) -> np.ndarray:
+    require(isinstance(classes, list) and len(classes) >= 2 and all(isinstance(c, _PLAIN) for c in classes)
+            and len(set(classes)) == len(classes),
+            "field 'classes' must hold two or more distinct labels (strings, numbers or booleans)")
+    require(isinstance(dtype, str), "field 'classes_dtype' must be a numpy dtype string")
+    try:
+        kind = np.dtype(dtype).kind
+    except (TypeError, ValueError):
+        kind = None
+    require(kind is not None and kind in "biufUO", f"classes_dtype {dtype!r:.40} is not a label type")
+    try:
+        labels = np.asarray(classes, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        labels = None
+    # A dtype that changes a label (a string cut short, a float made an integer) would change predict.
+    require(labels is not None and labels.tolist() == classes,
+            f"classes {classes!r:.60} do not fit classes_dtype {dtype!r}")
+    return labels
+
+
+def _upgrade_v1(doc) -> dict:
+    """A version-1 document (soft-margin family; weights and a 'fit' object at the top level) in
+    the layout of version 2."""
+    check_keys(doc, _HEADER | {"hypotheses"} | _LABELS | {"weights", "fit"}, set(), "the version-1 model file")
+    require(doc["estimator"] in _V1_ESTIMATORS,
+            f"unknown estimator {doc['estimator']!r:.60} for format_version 1; expected one of {list(_V1_ESTIMATORS)}")
+    check_keys(doc["fit"], _V1_FIT, set(), "field 'fit'")
+    upgraded = {k: v for k, v in doc.items() if k not in ("weights", "fit")}
+    upgraded["state"] = {"weights": doc["weights"], **doc["fit"]}
+    return upgraded

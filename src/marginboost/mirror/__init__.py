@@ -1,0 +1,1 @@
+"""Mirror-ascent boosting (paper 002): MABoost and its variants, MadaBoost, AdaBoost."""

@@ -1,0 +1,175 @@
+"""ERLPBoost's restricted master: the entropy-regularised problem over the hypotheses so far.
+
+Paper 000, eq. 14 (Warmuth, Glocer, Vishwanathan 2008, eq. 9 in its dual form)::
+
+    w^E = argmax_{w in simplex_t}  rho~(U w),
+    rho~(q) = min_{d in P(m, nu)} d @ q + Delta(d)/eta = -f~*(-q).
+
+``U`` (m x t) holds the margin columns of the hypotheses found so far. The objective is
+concave and smooth in ``w`` with
+
+    gradient  g = U^T d(Uw),
+    Hessian   -eta * U_F^T (diag(d_F) - d_F d_F^T / s_F) U_F,
+
+where ``F`` are the examples whose weight is below its cap ``s_i/nu`` (capped weights do not
+move locally) and ``s_F = sum_{i in F} d_i``.
+
+We solve it with an active-set Newton method over the simplex (our own method; it is checked
+against an independent conic solver in ``tests/test_entropic_master.py``):
+
+1. On the face spanned by the support ``S`` of ``w`` and the coordinate ``j`` of largest
+   gradient, take the Newton step of the equality-constrained quadratic model (KKT system
+   with ``sum v = 0``), truncated to stay feasible (a coordinate that reaches 0 leaves
+   ``S``), with an exact line search.
+2. When that step is no ascent direction, would make ``w_j`` negative, or makes no progress,
+   take a Frank-Wolfe step toward ``e_j`` instead (exact line search), which always progresses.
+
+It stops when the Frank-Wolfe duality gap ``max_j g_j - g @ w``, an upper bound on
+``rho~* - rho~(Uw)``, is at most ``tol``. Only examples with non-negligible weight enter the
+Hessian; this changes the Newton model, not the objective, which every step evaluates exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg.blas import dsyrk
+
+from marginboost.core.line_search import exact_line_search
+from marginboost.soft_margin.objectives import SmoothedSoftMargin
+
+
+class EntropicMasterResult:
+    """Solution of the entropic master: weights, margins ``U w``, distribution, value, gap, iterations."""
+
+    __slots__ = ("w", "q", "d", "value", "gap", "n_iter", "converged")
+
+    def __init__(self, w, q, d, value, gap, n_iter, converged):
+        self.w, self.q, self.d, self.value = w, q, d, value
+        self.gap, self.n_iter, self.converged = gap, n_iter, converged
+
+
+_HESSIAN_BLOCK = 8192  # rows per block: the gathered block stays small next to U
+
+
+def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
+    """Minus the Hessian of ``rho~(U w)`` in the support's coordinates (positive semidefinite).
+
+    It is ``eta * sum_{i in F} c_i (u_i - mu)(u_i - mu)^T`` with ``c_i = d_i`` and ``mu`` their
+    ``c``-weighted mean (the margins ``u_i`` restricted to the support). Examples with ``d_i <= cutoff * max(d)`` are left out of ``F``: their curvature
+    ``eta d_i`` is negligible, and the sum costs ``|F| t^2``. When more than ``sample``
+    examples remain, the sum is estimated from ``sample`` of them drawn in proportion to ``d``
+    by systematic sampling (deterministic: evenly spaced points on the cumulative weights),
+    each with weight ``sum_F d / sample``, the sub-sampled Newton method of Byrd, Chin, Neveitt
+    and Nocedal (SIAM J. Optim. 2011); its relative error is about ``sqrt(t / sample)``, and the
+    line search keeps every step an ascent. The rows are gathered in blocks of
+    ``_HESSIAN_BLOCK`` and their ``sqrt(c)``-scaled Gram matrix accumulated by ``dsyrk``, so the
+    extra memory is one block, not a copy of ``U_F`` (at m = 10^6 a full gather was 3.4x X).
+    """
+    rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
+    c = d[rows]
+    if sample is not None and rows.size > sample:
+        cumulative = np.cumsum(c)
+        points = (np.arange(sample) + 0.5) * (cumulative[-1] / sample)
+        picked = np.minimum(np.searchsorted(cumulative, points, side="right"), rows.size - 1)
+        rows, c = rows[picked], np.full(sample, cumulative[-1] / sample)
+    k = support.size
+    H = np.zeros((k, k), order="F")
+    if rows.size:
+        total = c.sum()
+        mean = np.zeros(k)
+        # Gathered from U^T, which the margin matrix stores C-contiguous, a block is (k, n) in C
+        # order, so its transpose is the Fortran-order (n, k) matrix dsyrk takes without a copy
+        # (a block gathered from U was C-order (n, k), and the BLAS wrapper copied it).
+        Ut = U.T
+        every_column = k == Ut.shape[0]  # the support is sorted and unique: then it is 0..t-1
+        for lo in range(0, rows.size, _HESSIAN_BLOCK):
+            part = slice(lo, lo + _HESSIAN_BLOCK)
+            block = Ut[:, rows[part]] if every_column else Ut[np.ix_(support, rows[part])]
+            mean += block @ c[part]
+            block *= np.sqrt(c[part])
+            H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
+        H = np.triu(H) + np.triu(H, 1).T
+        mean /= total
+        H = objective.eta * (H - total * np.outer(mean, mean))
+    return H
+
+
+def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None):
+    """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``,
+    with the Hessian of :func:`_face_hessian`."""
+    k = support.size
+    H = _face_hessian(U, d, support, objective, cap, cutoff, sample)
+    # A tiny ridge keeps the KKT system solvable when columns coincide on the free examples.
+    reg = 1e-10 * max(np.trace(H) / k, 1e-8)
+    kkt = np.zeros((k + 1, k + 1))
+    kkt[:k, :k] = H + reg * np.eye(k)
+    kkt[:k, k] = 1.0
+    kkt[k, :k] = 1.0
+    rhs = np.append(g[support], 0.0)
+    try:
+        sol = np.linalg.solve(kkt, rhs)
+    except np.linalg.LinAlgError:  # singular despite the ridge (duplicate columns): least squares
+        sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+    v = np.zeros(w.shape[0])
+    v[support] = sol[:k]
+    return v
+
+
+def solve_entropic_master(
+    U: np.ndarray,
+    objective: SmoothedSoftMargin,
+    w0: np.ndarray,
+    tol: float = 1e-9,
+    max_iter: int = 500,
+    hessian_cutoff: float = 1e-14,
+    line_search_rtol: float = 1e-12,
+    hessian_sample: int | None = None,
+    final_gap: bool = True,
+) -> EntropicMasterResult:
+    """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``.
+
+    ``hessian_cutoff``, ``hessian_sample`` and ``line_search_rtol`` trade the quality of each
+    step for its cost (see :func:`_newton_direction` and
+    :func:`~marginboost.core.line_search.exact_line_search`); the stopping test, on the exact duality gap, does
+    not depend on them. ``final_gap=False`` skips the gap after the last of ``max_iter``
+    iterations (an m x t product) for callers that do not use it: the result then has
+    ``gap = nan`` and ``converged = False``.
+    """
+    w = np.asarray(w0, dtype=np.float64).copy()
+    cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
+    newton_stalled = False
+    for it in range(max_iter + 1):
+        q = U @ w
+        d = objective.distribution(q)
+        if it == max_iter and not final_gap:
+            return EntropicMasterResult(w, q, d, objective.value_at(q, d), np.nan, it, False)
+        g = U.T @ d
+        gap = float(g.max() - g @ w)
+        if gap <= tol or it == max_iter:
+            return EntropicMasterResult(w, q, d, objective.value_at(q, d), gap, it, gap <= tol)
+        j_best = int(np.argmax(g))
+        support = np.union1d(np.flatnonzero(w > 0.0), [j_best])
+        v = None
+        if support.size > 1 and not newton_stalled:
+            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff, hessian_sample)
+            # Not an ascent direction numerically, or it would push a zero weight negative:
+            # take a Frank-Wolfe step instead, which always adds j_best.
+            if not g @ v > 0.0 or np.any(v[w <= 0.0] < 0.0):
+                v = None
+        used_newton = v is not None
+        if v is None:
+            v = -w
+            v[j_best] += 1.0
+        negative = np.flatnonzero(v < 0.0)
+        ratios = w[negative] / -v[negative]
+        blocking = negative[np.argmin(ratios)] if negative.size else -1
+        lam_max = float(ratios.min()) if negative.size else np.inf
+        # A Newton step has natural length 1; allow the line search to go a little past it.
+        delta = U @ v
+        lam = exact_line_search(objective, q, delta, min(lam_max, 2.0), line_search_rtol, float(d @ delta))
+        newton_stalled = used_newton and lam == 0.0
+        w = w + lam * v
+        if lam >= lam_max:  # the blocking coordinate leaves the support exactly
+            w[blocking] = 0.0
+        w = np.clip(w, 0.0, None)
+        w /= w.sum()
+    raise AssertionError("unreachable: the last iteration returns")

@@ -1,0 +1,107 @@
+"""Frank-Wolfe update rules F of the generic scheme (paper 000, Algorithm 1 line 11).
+
+Each rule maps the current weights ``w_t`` over the hypotheses so far, the new hypothesis
+``e_{j_{t+1}}`` and the distribution ``d_t = grad f~*(-U w_t)`` to the FW candidate
+``w_{t+1}^{(1)}``. All work in margin space: with ``q = U w_t`` and ``u`` the new column,
+
+* ``classic``    lambda_t = 2 / (t + 2)                                   (000, Theorem 3)
+* ``short_step`` lambda_t = clip_[0,1]( d_t @ (u - q) / (eta ||u - q||_inf^2) )   (Algorithm 3)
+* ``line_search`` lambda_t = argmax_{[0,1]} rho~(q + lambda (u - q))       (000, section 4.2)
+* ``pairwise``   moves weight from the away hypothesis
+  ``a = argmin_{j : w_j > 0} d_t @ u_j`` to the new one:
+  ``w + lambda (e_new - e_a)``, ``lambda = argmax_{[0, w_a]} rho~(q + lambda (u - u_a))``  (Algorithm 4)
+
+A rule returns ``(w1, q1)``: the candidate weights and its margins ``U @ w1`` -- optionally
+``(w1, q1, (scale, touched))`` when ``w1 = scale * w`` except on the indices ``touched``, which
+lets the loop log the weights of every round in O(1) memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from marginboost.core.line_search import exact_line_search
+from marginboost.core.step_sizes import classic_step, short_step
+from marginboost.soft_margin.objectives import SmoothedSoftMargin
+
+
+@dataclass
+class FWContext:
+    """What a FW rule sees in round ``t`` (1-based, as in Algorithm 1)."""
+
+    U: np.ndarray  # (m, n_columns) margins of the hypotheses, the new one included
+    w: np.ndarray  # (n_columns,) current weights, 0 on a newly added column
+    q: np.ndarray  # (m,) current margins U @ w
+    d: np.ndarray  # (m,) current distribution grad f~*(-q)
+    j_new: int  # column of the hypothesis the weak learner just returned
+    t: int
+    objective: SmoothedSoftMargin
+
+
+def _toward_new(ctx: FWContext, lam: float):
+    scale = 1.0 - lam
+    w1 = scale * ctx.w
+    w1[ctx.j_new] += lam
+    return w1, ctx.q + lam * (ctx.U[:, ctx.j_new] - ctx.q), (scale, [ctx.j_new])
+
+
+class ClassicStep:
+    """lambda_t = 2 / (t + 2): the open-loop step of Frank and Wolfe (1956) and Jaggi (2013)."""
+
+    name = "classic"
+
+    def __call__(self, ctx: FWContext):
+        return _toward_new(ctx, classic_step(ctx.t))
+
+
+class ShortStep:
+    """Algorithm 3 of 000: the step maximising the eta-smoothness lower bound (C-ERLPBoost)."""
+
+    name = "short_step"
+
+    def __call__(self, ctx: FWContext):
+        delta = ctx.U[:, ctx.j_new] - ctx.q
+        scale = float(np.max(np.abs(delta)))
+        return _toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale))
+
+
+class LineSearch:
+    """lambda_t = argmax over [0, 1] of the smoothed soft margin along the FW direction."""
+
+    name = "line_search"
+
+    def __call__(self, ctx: FWContext):
+        delta = ctx.U[:, ctx.j_new] - ctx.q
+        return _toward_new(ctx, exact_line_search(ctx.objective, ctx.q, delta, 1.0))
+
+
+class Pairwise:
+    """Algorithm 4 of 000 (Lacoste-Julien and Jaggi 2015): shift weight from the away hypothesis."""
+
+    name = "pairwise"
+
+    def __call__(self, ctx: FWContext):
+        active = np.flatnonzero(ctx.w > 0.0)
+        away = int(active[np.argmin(ctx.d @ ctx.U[:, active])])
+        if away == ctx.j_new:
+            return _toward_new(ctx, 0.0)
+        delta = ctx.U[:, ctx.j_new] - ctx.U[:, away]
+        lam_max = float(ctx.w[away])
+        lam = exact_line_search(ctx.objective, ctx.q, delta, lam_max)
+        w1 = ctx.w.copy()
+        w1[ctx.j_new] += lam
+        w1[away] = 0.0 if lam >= lam_max else w1[away] - lam  # a drop step removes `away` exactly
+        return w1, ctx.q + lam * delta, (1.0, [ctx.j_new, away])
+
+
+FW_RULES = {r.name: r for r in (ClassicStep, ShortStep, LineSearch, Pairwise)}
+
+
+def resolve_fw_rule(spec):
+    """Map ``'classic' | 'short_step' | 'line_search' | 'pairwise'`` or a rule object to a rule."""
+    if isinstance(spec, str) and spec in FW_RULES:
+        return FW_RULES[spec]()
+    if not isinstance(spec, str) and callable(spec):
+        return spec
+    raise ValueError(f"fw must be one of {sorted(FW_RULES)} or a callable rule, got {spec!r}")

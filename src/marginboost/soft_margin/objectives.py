@@ -1,0 +1,137 @@
+"""Soft-margin objectives over margin vectors ``q = U @ w`` (paper 000, sections 2 and 4).
+
+The soft margin of an ensemble with margins ``q`` is
+
+    rho(q) = min_{d in P(m, nu)} d @ q = -f*(-q)                         (000, eq. 5)
+
+the mean of the ``nu`` smallest margins (the last one counted fractionally). Boosting
+maximises it over convex combinations ``w`` of hypotheses.
+
+The entropy-smoothed objective replaces the indicator ``f`` of ``P(m, nu)`` by
+``f~ = f + (1/eta) Delta`` with ``Delta(d) = sum_i d_i ln d_i + ln m`` (relative entropy to
+uniform):
+
+    rho~(q) = min_{d in P(m, nu)} d @ q + Delta(d)/eta = -f~*(-q).        (000, eq. 12)
+
+It is ``eta``-smooth in ``q`` w.r.t. the l_inf norm, its gradient is the distribution
+``d(q) = grad f~*(-q)`` (a capped-simplex KL projection), and
+``rho(q) <= rho~(q) <= rho(q) + ln(m/nu)/eta``; with ``eta = 2 ln(m/nu)/eps`` the two differ
+by at most ``eps/2`` (000, Lemma 3 and Lemma 1).
+
+Example weights ``s`` (sample weights scaled to mean 1, optional) make example ``i`` count as
+``s_i`` copies: the caps become ``d_i <= s_i/nu`` and the entropy is relative to ``p = s/m``.
+Every bound above holds unchanged (``d_i/p_i <= m/nu``).
+
+Each objective offers one interface: ``value(q)``, ``distribution(q)`` (an element of the
+(sub)gradient), and ``stop_tol(eps)`` (the duality-gap threshold at which the guarantee
+``rho(q) >= g - eps`` follows, 000 Lemma 2).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import xlogy
+
+from marginboost.core.projections import capped_simplex_kl_projection
+
+
+def soft_margin(q: np.ndarray, nu: float, weights: np.ndarray | None = None) -> float:
+    """Mean of the ``nu`` smallest entries of ``q`` (the last one fractional), O(m).
+
+    With example ``weights`` ``s`` (mean 1), example ``i`` counts as ``s_i`` copies.
+    """
+    if weights is not None:
+        return float(soft_margin_distribution(q, nu, weights) @ q)
+    q = np.asarray(q, dtype=np.float64)
+    m = q.shape[0]
+    k = min(int(math.floor(nu)), m)
+    frac = nu - k
+    if k == m:
+        return float(q.sum() / nu)
+    part = np.partition(q, k)
+    return float((part[:k].sum() + frac * part[k]) / nu)
+
+
+def soft_margin_distribution(q: np.ndarray, nu: float, weights: np.ndarray | None = None) -> np.ndarray:
+    """A minimiser ``d in P(m, nu)`` of ``d @ q``: fill the caps ``s_i/nu`` in increasing order of ``q``."""
+    q = np.asarray(q, dtype=np.float64)
+    m = q.shape[0]
+    order = np.argsort(q, kind="stable")
+    caps = np.full(m, 1.0 / nu) if weights is None else np.asarray(weights, dtype=np.float64)[order] / nu
+    filled_before = np.concatenate([[0.0], np.cumsum(caps)[:-1]])
+    d = np.empty(m)
+    d[order] = np.clip(np.minimum(caps, 1.0 - filled_before), 0.0, None)
+    return d
+
+
+def relative_entropy_to_uniform(d: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """``Delta(d) = sum_i d_i ln(d_i / p_i)`` with ``p = s/m`` (uniform without weights), ``0 ln 0 = 0``."""
+    value = xlogy(d, d).sum() + math.log(d.shape[0])
+    if weights is not None:
+        value -= d @ np.log(weights)
+    return float(value)
+
+
+def entropy_eta(m: int, nu: float, eps: float) -> float:
+    """The regularisation strength ``eta = 2 ln(m/nu) / eps`` of 000 (Lemma 3, Theorem 3).
+
+    At ``nu = m`` the formula gives 0, but then ``P(m, nu)`` is the single uniform point and
+    any ``eta`` gives the same distribution; we return ``max(eta, 1)`` so that ``1/eta`` stays
+    finite. A larger ``eta`` than the formula's never weakens the guarantee (Lemma 1 needs
+    ``eta >= 2 ln(m/nu)/eps``).
+    """
+    return max(2.0 * math.log(m / nu) / eps, 1.0)
+
+
+class SoftMargin:
+    """The soft margin ``rho(q)`` itself (LPBoost's objective, 000 eq. 13).
+
+    Not smooth: its "distribution" is one minimiser ``d`` (a subgradient of ``f*``). The
+    LPBoost update provides the dual solution of its LP instead, which the loop prefers.
+    """
+
+    smooth = False
+
+    def __init__(self, nu: float, weights: np.ndarray | None = None):
+        self.nu = nu
+        self.weights = weights
+
+    def value(self, q: np.ndarray) -> float:
+        """``rho(q)``: the mean of the ``nu`` smallest margins."""
+        return soft_margin(q, self.nu, self.weights)
+
+    def distribution(self, q: np.ndarray) -> np.ndarray:
+        """A minimiser ``d in P(m, nu)`` of ``d @ q``: the caps filled in increasing order of ``q``."""
+        return soft_margin_distribution(q, self.nu, self.weights)
+
+    def stop_tol(self, eps: float) -> float:
+        """``eps``: LPBoost stops at ``min edge - LP value <= eps``."""
+        return eps
+
+
+class SmoothedSoftMargin:
+    """The entropy-smoothed soft margin ``rho~(q) = -f~*(-q)`` (000 eqs. 11-12)."""
+
+    smooth = True
+
+    def __init__(self, nu: float, eta: float, weights: np.ndarray | None = None):
+        self.nu = nu
+        self.eta = eta
+        self.weights = weights
+
+    def distribution(self, q: np.ndarray) -> np.ndarray:
+        """``d(q) = grad f~*(-q)``: the capped-simplex KL projection of ``softmax(-eta q)``."""
+        return capped_simplex_kl_projection(q, self.nu, self.eta, self.weights)
+
+    def value_at(self, q: np.ndarray, d: np.ndarray) -> float:
+        """``rho~(q)`` given ``d = distribution(q)`` (saves the projection)."""
+        return float(d @ q + relative_entropy_to_uniform(d, self.weights) / self.eta)
+
+    def value(self, q: np.ndarray) -> float:
+        """``rho~(q) = min_{d in P(m, nu)} d @ q + Delta(d)/eta``."""
+        return self.value_at(q, self.distribution(q))
+
+    def stop_tol(self, eps: float) -> float:
+        """``eps/2``: a gap of at most ``eps/2`` gives ``rho(q) >= g - eps`` (000 Lemma 2)."""
+        return eps / 2.0

@@ -1,0 +1,206 @@
+"""The one boosting loop: Algorithm 1 of paper 000 (Mitsuboshi, Hatano, Takimoto).
+
+Boosting is Frank-Wolfe on the soft-margin problem: the weak learner is the linear
+minimisation oracle, the booster chooses the step. One loop serves every algorithm::
+
+    d_0 = uniform;  h_1 = WL(d_0);  w_1 = e_1
+    for t = 1, 2, ...:
+        d_t     = distribution of the objective at q_t = U w_t
+        h_{t+1} = WL(d_t)
+        eps_t   = min_{tau <= t} d_tau @ u_{tau+1}  -  objective(q_t)     (the duality gap)
+        stop if eps_t <= stop_tol(eps)
+        w_{t+1} = the better (by the objective) of  F(w_t, e_{t+1})  and  B(U_{t+1})
+
+Named algorithms are assemblies (see :mod:`marginboost.soft_margin.algorithms`):
+
+* LPBoost:     objective = soft margin, no F, B = LP rule; ``d_t`` is the LP's dual solution
+               and it stops at gap <= eps (000 eq. 13; Demiriz et al. 2002).
+* ERLPBoost:   objective = smoothed soft margin, B = entropy rule (000 eq. 14).
+* C-ERLPBoost: objective = smoothed soft margin, F = short step, no B.
+* MLPBoost:    objective = smoothed soft margin, F = any FW rule, B = LP rule.
+
+With the smoothed objective and ``eta = 2 ln(m/nu)/eps`` the stop at ``eps_t <= eps/2``
+guarantees ``soft margin >= g - eps`` where ``g`` is the smallest edge seen (000 Lemma 2);
+with an exact weak learner ``g`` is at least the optimal soft margin over all of ``H``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.rounds import FitResult, RoundOutcome, Status, run_rounds
+from marginboost.soft_margin.fw_rules import FWContext
+from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
+from marginboost.soft_margin.secondary import Candidate
+
+__all__ = ["HISTORY_COLUMNS", "SoftMarginLoop", "UPDATE_NAMES", "boost"]
+
+# One row per round: a weak-learner call and the update that follows it. The row describes
+# the weights after that update (in the stopping round: unchanged, no update). The driver
+# adds 'round' (weak-learner calls so far) first and 'time' (seconds since the fit started) last.
+LOOP_COLUMNS = (
+    "n_hypotheses",  # distinct hypotheses the weights range over
+    "soft_margin",  # rho(U w): mean of the nu smallest margins
+    "objective",  # the booster's objective at w (smoothed soft margin; LPBoost: the soft margin)
+    "edge",  # edge of the hypothesis returned this round, under the distribution it was asked with
+    "best_edge",  # min over rounds of those edges
+    "gap",  # best_edge - objective: at most the optimum's distance; the stop tests it
+    "update",  # which update produced the weights: see UPDATE_NAMES
+    "weak_learner_time",  # seconds in the weak learner this round
+    "solver_time",  # seconds in the update (FW, secondary, projections) this round
+)
+HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
+UPDATE_INIT, UPDATE_FW, UPDATE_SECONDARY, UPDATE_NONE = 0, 1, 2, 3
+UPDATE_NAMES = {UPDATE_INIT: "init", UPDATE_FW: "fw", UPDATE_SECONDARY: "secondary", UPDATE_NONE: "none (stopped)"}
+
+
+class SoftMarginLoop:
+    """Algorithm 1 of 000 as a :class:`~marginboost.core.rounds.RoundLoop`.
+
+    The committed state is ``(w, q, value, d, best_edge)``: the weights, their margins
+    ``q = U w``, the objective there, the distribution the next round asks the weak learner
+    with, and the smallest edge so far. The hypotheses and the margin matrix only grow; a
+    round rolled back (Ctrl-C) is cut from them by the length of ``w``.
+    """
+
+    columns = LOOP_COLUMNS
+    progress = ("soft_margin", "gap")
+
+    def __init__(self, oracle, y, objective, eps, fw_rule=None, secondary=None, smoothed=None):
+        if fw_rule is None and secondary is None:
+            raise ValueError("boost needs a FW rule, a secondary rule, or both")
+        self.oracle, self.y, self.objective = oracle, y, objective
+        self.fw_rule, self.secondary = fw_rule, secondary
+        self.smoothed = smoothed if smoothed is not None else objective
+        self.reported = SoftMargin(objective.nu, objective.weights)
+        self.tol = objective.stop_tol(eps)
+        self.columns_ = MarginMatrix(y.shape[0])
+        self.hypotheses: list = []
+
+    def _start(self):
+        weights, m = self.objective.weights, self.y.shape[0]
+        d = np.full(m, 1.0 / m) if weights is None else weights / m
+        return None, None, -np.inf, d, np.inf
+
+    def step(self, state, round_):
+        w, q, value, d, best_edge = state if state is not None else self._start()
+        if w is not None:  # drop what a rolled-back round added
+            self.columns_.truncate(w.shape[0])
+            del self.hypotheses[w.shape[0]:]
+        t0 = time.perf_counter()
+        h, pred = self.oracle(d)
+        t1 = time.perf_counter()
+        u = self.y * np.asarray(pred, dtype=np.float64)
+        edge = float(d @ u)
+        best_edge = min(best_edge, edge)
+        j_new, is_new = self.columns_.add(u)
+        if is_new:
+            self.hypotheses.append(h)
+        stop = None
+        if w is not None and best_edge - value <= self.tol:  # eps_t of Algorithm 1 line 7
+            stop = Status.CONVERGED
+            update, step = UPDATE_NONE, (1.0, [])
+        else:
+            update, w, q, value, d, step = _update(self.columns_.U, w, q, d, j_new, is_new, round_, self.fw_rule,
+                                                   self.secondary, self.objective, self.smoothed)
+        t2 = time.perf_counter()
+        row = {"n_hypotheses": w.shape[0], "soft_margin": self.reported.value(q), "objective": value,
+               "edge": edge, "best_edge": best_edge, "gap": best_edge - value, "update": update,
+               "weak_learner_time": t1 - t0, "solver_time": t2 - t1}
+        return RoundOutcome(row, (w, q, value, d, best_edge), stop=stop, path=(w, step))
+
+    def ensemble(self, state):
+        w = state[0]
+        return self.hypotheses[: w.shape[0]], w, 0.0
+
+    def result(self, state, status, rounds):
+        w, q, value, _, best_edge = state
+        return FitResult(
+            hypotheses=self.hypotheses[: w.shape[0]],
+            weights=w,
+            status=status,
+            n_iter=rounds.n_rounds,
+            history=rounds.history,
+            weights_path=rounds.weights_path,
+            final={"margins": q, "soft_margin": self.reported.value(q), "objective": value,
+                   "gap": best_edge - value},
+        )
+
+
+def boost(
+    oracle,
+    y: np.ndarray,
+    objective,
+    eps: float,
+    fw_rule=None,
+    secondary=None,
+    smoothed: SmoothedSoftMargin | None = None,
+    max_iter: int = 1000,
+    max_time: float | None = None,
+    callbacks=(),
+    verbose: int = 0,
+) -> FitResult:
+    """Run Algorithm 1 of 000 with the given parts.
+
+    Parameters
+    ----------
+    oracle : callable ``d -> (hypothesis, predictions on the training sample)``
+    y : labels in {-1, +1}, float64
+    objective : :class:`~marginboost.soft_margin.objectives.SoftMargin` (LPBoost) or
+        :class:`~marginboost.soft_margin.objectives.SmoothedSoftMargin`; decides ``d_t``, the winner and the stop.
+    eps : target accuracy; the loop stops when the gap is at most ``objective.stop_tol(eps)``.
+    fw_rule : a rule of :mod:`marginboost.soft_margin.fw_rules` or None (LPBoost, pure secondary).
+    secondary : a started rule of :mod:`marginboost.soft_margin.secondary` or None (plain FW).
+    smoothed : the smoothed objective the FW rules step on (defaults to ``objective``).
+    max_iter : maximum number of weak-learner calls.
+    max_time : stop (status ``'max_time'``) once this many seconds have passed.
+    callbacks, verbose : as for :func:`~marginboost.core.rounds.run_rounds`.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult` whose ``final`` holds ``margins``
+    (``U w``), ``soft_margin``, ``objective`` and ``gap``.
+    ``KeyboardInterrupt``: the result of the rounds completed, status ``'interrupted'``
+    (or it propagates: :mod:`marginboost.core.interrupts`).
+    """
+    loop = SoftMarginLoop(oracle, y, objective, eps, fw_rule, secondary, smoothed)
+    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+                      name="soft-margin boost")
+
+
+def _update(U, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
+    """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state."""
+    if w is None:  # line 3: w_1 = e_{j_1}; LPBoost instead asks its LP (it needs the LP's d)
+        candidates = [(UPDATE_INIT, Candidate(np.ones(1), U[:, 0].copy()))] if fw_rule is not None else []
+    else:
+        if is_new:
+            w = np.append(w, 0.0)
+        candidates = []
+        if fw_rule is not None:
+            ctx = FWContext(U, w, q, d, j_new, call - 1, smoothed)
+            out = fw_rule(ctx)
+            candidates.append((UPDATE_FW, Candidate(out[0], out[1], step=out[2] if len(out) > 2 else None)))
+    if secondary is not None:
+        w_fw = candidates[0][1].w if candidates else None
+        candidates.append((UPDATE_SECONDARY, secondary(U, w_fw)))
+    update, best, value, d = _pick(candidates, objective)
+    if call == 1:
+        update = UPDATE_INIT
+    return update, best.w, best.q, value, d, best.step
+
+
+def _pick(candidates, objective):
+    """Algorithm 1 line 13: keep the candidate with the best objective; ties go to the secondary."""
+    best = None
+    for source, cand in candidates:
+        if cand.evaluated is not None and cand.evaluated[0] is objective:
+            d, value = cand.evaluated[1:]
+        elif objective.smooth:
+            d = objective.distribution(cand.q)
+            value = objective.value_at(cand.q, d)
+        else:
+            d = cand.d if cand.d is not None else objective.distribution(cand.q)
+            value = objective.value(cand.q)
+        if best is None or value >= best[2]:
+            best = (source, cand, value, d)
+    return best

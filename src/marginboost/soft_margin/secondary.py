@@ -1,0 +1,195 @@
+"""Secondary update rules B of the generic scheme (paper 000, Algorithm 1 line 12).
+
+A secondary rule re-optimises the weights over all hypotheses found so far. The scheme keeps
+its O(ln(m/nu)/eps^2) guarantee with *any* rule, exact or not, because each round keeps the
+better of the FW candidate and the secondary one (000, Theorem 3). Rules:
+
+* ``'lp'``       the LPBoost rule (Algorithm 2): ``argmax_{w in CH(E_{t+1})} rho(U w)``, the
+                 restricted master LP, warm-started across rounds (:mod:`marginboost.soft_margin.restricted_lp`).
+* ``'entropy'``  the ERLPBoost rule (eq. 14): ``argmax_{w in CH(E_{t+1})} rho~(U w)``
+                 (:mod:`marginboost.soft_margin.entropic_master`). With it, Algorithm 1 *is* ERLPBoost.
+* ``'newton'``   our extension beyond 000, the fast inexact rule: ONE warm-started
+                 active-set Newton step on the ERLPBoost problem (eq. 14), with a truncated
+                 Hessian and a loose line search (:class:`NewtonStepRule`). Theorem 3 of 000
+                 needs no exactness from B, so the iteration bound stands; in practice it keeps
+                 most of ERLPBoost's round savings at a fraction of its cost per round.
+* ``'none'``     no secondary update: the scheme is plain Frank-Wolfe (C-ERLPBoost for the
+                 short step).
+* a callable ``fn(U, w) -> w_new``: any user rule; ``U`` is the (m, t) margin matrix, ``w``
+                 the FW candidate; ``w_new`` must be a probability vector of length t.
+
+A rule is created per fit by :meth:`start` and then called once a round with the margin
+matrix, the FW candidate and whether the last column is new; it returns a
+:class:`Candidate` or ``None``.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from marginboost.soft_margin.entropic_master import solve_entropic_master
+from marginboost.soft_margin.restricted_lp import RestrictedMasterLP
+
+
+RESOLVABLE_GAP = 100.0  # EntropyRule's default tolerance is at least this many eta-ulps (docstring)
+
+
+@dataclass
+class Candidate:
+    """Weights ``w`` over the columns, their margins ``q = U w``, and optionally a distribution.
+
+    ``step = (scale, touched)`` says that ``w`` equals ``scale * w_old`` except on the indices
+    ``touched`` (FW and pairwise steps), so the loop can log it in O(1) memory.
+    ``evaluated = (objective, d, value)`` carries ``objective.distribution(q)`` and
+    ``objective``'s value at ``q`` when the rule has them already, so the scheme does not project
+    again (one projection costs a pass over the m examples).
+    """
+
+    w: np.ndarray
+    q: np.ndarray
+    d: np.ndarray | None = None  # the LP's optimal distribution (LPBoost's d_t)
+    step: tuple | None = None
+    evaluated: tuple | None = None
+
+
+class LPRule:
+    """Algorithm 2 of 000 (the LPBoost rule) with a warm-started HiGHS restricted master."""
+
+    name = "lp"
+
+    def start(self, m: int, nu: float, objective, eps: float) -> None:
+        """Begin a fit: a new restricted master LP over ``m`` examples with cap ``1/nu``, no columns yet."""
+        self._lp = RestrictedMasterLP(m, nu, objective.weights)
+        self._n_cols = 0
+
+    def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
+        while self._n_cols < U.shape[1]:  # append only the columns the LP has not seen
+            self._lp.add_hypothesis(U[:, self._n_cols])
+            self._n_cols += 1
+        w, d, _ = self._lp.solve()
+        return Candidate(w, U @ w, d)
+
+
+class EntropyRule:
+    """The ERLPBoost rule (000 eq. 14), solved to a duality gap of ``tol``.
+
+    ``tol`` defaults to ``1e-3 * eps``: the rule's inexactness then moves the objective by
+    far less than the ``eps/2`` gap at which the scheme stops, and the scheme's own stopping
+    test uses the exact gap of the weights it keeps. The default is floored at
+    ``RESOLVABLE_GAP * eta * machine epsilon``: ``d = softmax(-eta q)`` carries a relative error
+    of about ``eta`` ulps, so a smaller gap cannot be certified (at ``eps = 1e-6`` every round
+    ran 500 iterations and warned). At ``eps = 0.01`` the floor is about 1e-11, far below
+    ``1e-3 * eps``.
+    """
+
+    name = "entropy"
+    warn_inexact = True
+    warm_from_fw = False  # warm start from the rule's own last optimum (zero on the new column)
+
+    def __init__(self, tol: float | None = None, max_iter: int = 500, hessian_cutoff: float = 1e-14,
+                 line_search_rtol: float = 1e-12, hessian_sample: int | None = None):
+        self.tol = tol
+        self.max_iter = max_iter
+        self.hessian_cutoff = hessian_cutoff
+        self.line_search_rtol = line_search_rtol
+        self.hessian_sample = hessian_sample
+
+    def start(self, m: int, nu: float, objective, eps: float) -> None:
+        """Begin a fit on the smoothed ``objective``; the solve tolerance is ``tol`` or the default above."""
+        self._objective = objective
+        resolvable = RESOLVABLE_GAP * objective.eta * np.finfo(np.float64).eps
+        self._tol = self.tol if self.tol is not None else max(1e-3 * eps, resolvable)
+        self._w_prev = None
+
+    def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
+        t = U.shape[1]
+        if self._w_prev is None or (self.warm_from_fw and w_fw is not None):
+            w0 = np.eye(t)[0] if w_fw is None else w_fw
+        else:  # the previous optimum, zero on the new column: Newton then adds it if it helps
+            w0 = np.zeros(t)
+            w0[: self._w_prev.shape[0]] = self._w_prev
+        # The last gap (an m x t product) serves only the inexact-solve warning below.
+        res = solve_entropic_master(U, self._objective, w0, self._tol, self.max_iter, self.hessian_cutoff,
+                                   self.line_search_rtol, self.hessian_sample, final_gap=self.warn_inexact)
+        if not res.converged and self.warn_inexact:
+            warnings.warn(
+                f"entropy secondary rule (active-set Newton) stopped after {res.n_iter} iterations at "
+                f"duality gap {res.gap:.3g} > tol {self._tol:.3g}; the round keeps the better of this "
+                "inexact solution and the FW step, so the iteration bound still holds",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self._w_prev = res.w
+        return Candidate(res.w, res.q, None, evaluated=(self._objective, res.d, res.value))
+
+
+class NewtonStepRule(EntropyRule):
+    """The fast inexact secondary rule: ``n_steps`` warm-started Newton steps on eq. 14 of 000.
+
+    Each round starts from this round's Frank-Wolfe candidate (or, without a FW rule, from its
+    own last result, zero on the new column) and takes
+    ``n_steps`` steps of :func:`~marginboost.soft_margin.entropic_master.solve_entropic_master`: the Newton step of the
+    quadratic model of ``rho~(U w)`` on the face of the support plus the best column, with
+    examples of weight ``<= hessian_cutoff * max(d)`` left out of the Hessian, the Hessian
+    estimated from ``hessian_sample`` examples drawn in proportion to ``d`` when more are free
+    (sub-sampled Newton; at m = 10^6 the exact one cost 60% of a round), and a line search to
+    relative accuracy ``line_search_rtol`` (a Frank-Wolfe step where Newton does not ascend).
+    Every step ascends, so the candidate is at least the warm start; the scheme keeps the better
+    of it and the FW candidate, and Theorem 3 of 000 holds for any rule B. Not in the paper:
+    measured in ``benchmarks/master_overhead.py``.
+    """
+
+    name = "newton"
+    warn_inexact = False  # inexact by design
+    # A single step must start from the best point known: the FW candidate of this round,
+    # built on the weights the scheme kept. The rule's own last result may have lost to FW.
+    warm_from_fw = True
+
+    def __init__(self, n_steps: int = 1, hessian_cutoff: float = 1e-2, line_search_rtol: float = 0.1,
+                 hessian_sample: int | None = 2**15):
+        super().__init__(tol=None, max_iter=n_steps, hessian_cutoff=hessian_cutoff,
+                         line_search_rtol=line_search_rtol, hessian_sample=hessian_sample)
+        self.n_steps = n_steps
+
+
+class CallableRule:
+    """Wraps a user function ``fn(U, w) -> w_new`` and checks that it returns a distribution."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", "callable")
+
+    def start(self, m: int, nu: float, objective, eps: float) -> None:
+        """Nothing to set up: the user function keeps no state of ours."""
+        pass
+
+    def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
+        w = np.asarray(self.fn(U, None if w_fw is None else w_fw.copy()), dtype=np.float64)
+        t = U.shape[1]
+        if w.shape != (t,) or not np.all(np.isfinite(w)) or np.any(w < -1e-12):
+            raise ValueError(
+                f"the secondary rule {self.name!r} must return a non-negative finite vector of "
+                f"length {t} (one weight per hypothesis), got shape {w.shape}"
+            )
+        total = w.sum()
+        if not abs(total - 1.0) <= 1e-6:
+            raise ValueError(f"the secondary rule {self.name!r} must return weights summing to 1, got {total}")
+        w = np.clip(w, 0.0, None) / total
+        return Candidate(w, U @ w, None)
+
+
+SECONDARY_RULES = {"lp": LPRule, "entropy": EntropyRule, "newton": NewtonStepRule}
+
+
+def resolve_secondary(spec):
+    """Map ``'lp' | 'entropy' | 'newton' | 'none' | None`` or a callable to a secondary rule (or None)."""
+    if spec is None or (isinstance(spec, str) and spec == "none"):
+        return None
+    if isinstance(spec, str) and spec in SECONDARY_RULES:
+        return SECONDARY_RULES[spec]()
+    if not isinstance(spec, str) and callable(spec):
+        # a rule object with start() is used as is; a plain function gets the checking wrapper
+        return spec if hasattr(spec, "start") else CallableRule(spec)
+    raise ValueError(f"secondary must be one of {sorted(SECONDARY_RULES) + ['none']} or a callable, got {spec!r}")

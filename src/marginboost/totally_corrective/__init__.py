@@ -1,0 +1,1 @@
+"""Totally corrective boosting by relative-entropy projections: TotalBoost, SoftBoost."""
