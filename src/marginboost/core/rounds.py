@@ -46,7 +46,8 @@ class Status(str, Enum):
     CALLBACK = "callback"  # a callback asked to stop
     EARLY_STOPPING = "early_stopping"  # the validation score stopped improving
     PERFECT = "perfect"  # AdaBoostV: a hypothesis perfect under its distribution
-    NO_EDGE = "no_edge"  # AdaBoostV: no weak edge left
+    NO_EDGE = "no_edge"  # AdaBoostV, MABoost: no weak edge left
+    ZERO_WEIGHTS = "zero_weights"  # SparseBoost: every weight vanished
     SEPARATED = "separated"  # GraphSepBoost: every opposite-label pair separated
     NO_PROGRESS = "no_progress"  # GraphSepBoost: a round separated nothing
     DIVERGED = "diverged"  # GBM: a round overflowed; the rounds before it are kept
