@@ -144,26 +144,26 @@ def _cases():
         p = np.full(y.shape[0], 1.0 / y.shape[0])
         res = fwboost(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 4.0, away_steps=True,
                       n_estimators=30)
-        return _result_snapshot(res, res.coef)
+        return _result_snapshot(res, res.weights)
 
     def fw_loop_classic():
         X, y, _ = b
         y_pm = np.where(y == 1, 1.0, -1.0)
         res = fwboost(classifier_oracle(DecisionStump(), X), LogisticLoss(), y_pm, 3.0, step="classic",
                       n_estimators=30)
-        return _result_snapshot(res, res.coef)
+        return _result_snapshot(res, res.weights)
 
     def adaboost_fw_loop():
         X, y, _ = b
         y_pm = np.where(y == 1, 1.0, -1.0)
         res = adaboost_fw(DecisionStump().prepare(X, y_pm), y_pm, 2.0, n_estimators=30)
-        return _result_snapshot(res, res.coef)
+        return _result_snapshot(res, res.weights)
 
     def blasso_loop():
         X, y, _ = r
         p = np.full(y.shape[0], 1.0 / y.shape[0])
         res = blasso(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 0.05, n_estimators=60)
-        return _result_snapshot(res, res.coef)
+        return _result_snapshot(res, res.weights)
 
     cases.update({"fwboost_loop_away": fw_loop, "fwboost_loop_classic": fw_loop_classic,
                   "adaboost_fw_loop": adaboost_fw_loop, "blasso_loop": blasso_loop})

@@ -100,7 +100,7 @@ def test_tree_oracle_path_and_staged_outputs(problem):
     assert np.allclose(staged[-1], res.F)
     assert np.isclose(0.5 * np.mean((res.F - y) ** 2), res.loss)
     norms = np.array([np.max(np.abs(h.predict(X))) for h in res.hypotheses])
-    assert np.isclose(np.sum(np.abs(res.coef) * norms), res.history["l1_norm"][-1])
+    assert np.isclose(np.sum(np.abs(res.weights) * norms), res.history["l1_norm"][-1])
     assert res.history["loss"][-1] < res.history["loss"][0]
 
 

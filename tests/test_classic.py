@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets
 
-from marginboost.classic.adaboostv_smoothboost import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
+from marginboost.classic.adaboostv import adaboostv, adaboostv_rounds
+from marginboost.classic.smoothboost import smoothboost, smoothboost_rounds
 from marginboost.soft_margin.objectives import soft_margin
 from marginboost.totally_corrective.softboost import iteration_bound, softboost
 from marginboost.weak_learners import DecisionStump
@@ -185,3 +186,48 @@ def test_smoothboost_round_bound_when_the_weak_learner_has_advantage_gamma():
     assert res.status == "converged"
     assert res.n_iter < 2 / (kappa * gamma**2 * math.sqrt(1 - gamma))
     np.testing.assert_allclose(res.weights, 1.0 / res.n_iter)
+
+
+# ------------------------------------------------------------------ SoftBoost: rollback, warm start
+def test_softboost_rolls_back_an_interrupted_round_and_continues(monkeypatch):
+    """Ctrl-C in the projection of round 6 (its column already in U and in the LP) keeps the
+    model of rounds 1-5; the loop forgets round 6's column, so continue_rounds converges as an
+    uninterrupted run does. A warm start from a max_iter stop goes on to the uninterrupted fit."""
+    import marginboost.totally_corrective.softboost as module
+    from marginboost.core.rounds import continue_rounds
+
+    name, X, y = DATA[3]
+    m, nu, delta = y.shape[0], 0.2 * y.shape[0], 0.05
+    oracle = DecisionStump().prepare(X, y)
+    full = softboost(oracle, y, nu, delta, max_iter=10_000)
+    assert full.status == "converged" and full.n_iter > 10
+    more = continue_rounds(softboost(oracle, y, nu, delta, max_iter=7), max_rounds=10_000)
+    assert more.status == "converged" and more.n_iter == full.n_iter
+    np.testing.assert_array_equal(more.weights, full.weights)
+    for key in full.history.keys() - {"time"}:
+        np.testing.assert_array_equal(more.history[key], full.history[key], err_msg=key)
+    assert [list(w) for w in more.weights_path] == [list(w) for w in full.weights_path]
+
+    original, calls = module.project_onto_edge_constraints, [0]
+
+    def project(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 6:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+    monkeypatch.setattr(module, "project_onto_edge_constraints", project)
+    cut = softboost(oracle, y, nu, delta, max_iter=10_000)
+    monkeypatch.undo()
+    assert cut.status == "interrupted" and cut.n_iter == 5
+    ref = softboost(oracle, y, nu, delta, max_iter=5)
+    np.testing.assert_array_equal(cut.weights, ref.weights)
+    assert len(cut.hypotheses) == len(ref.hypotheses) == cut.weights.shape[0] == len(list(cut.weights_path)[-1])
+    for key in ref.history.keys() - {"time"}:
+        np.testing.assert_array_equal(cut.history[key], ref.history[key], err_msg=key)
+    # round 6 had added its column to U and to the LP: the next step forgets it
+    assert cut.loop.margins.n == cut.loop.lp.n_rows == cut.weights.shape[0] + 1
+    done = continue_rounds(cut, max_rounds=10_000)
+    assert done.status == "converged" and done.n_iter == full.n_iter
+    assert done.soft_margin == pytest.approx(full.soft_margin, abs=1e-9)
+    assert done.soft_margin >= done.history["best_edge"][-1] - delta - 1e-7
+    assert done.weights.shape[0] == len(done.hypotheses) == done.loop.lp.n_rows == done.loop.margins.n

@@ -192,3 +192,20 @@ def test_not_converged_warns_and_reports_status(cancer):
     with pytest.warns(ConvergenceWarning, match="max_time"):
         est = CERLPBoostClassifier(max_iter=10**6, max_time=0.2).fit(X, y)
     assert est.status_ == "max_time"
+
+
+def test_cancelling_optimum_warns_instead_of_passing_silently():
+    """Issue 18: one 0/1 feature, 20% labels flipped, nu below the noise. The unique LP optimum is
+    [0.5, 0.5] on h and -h (soft margin 0, decision 0 everywhere): say so."""
+    from marginboost import DegenerateModelWarning
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 200).astype(float)
+    y = np.where(rng.random(200) < 0.2, 1 - (x > 0), x > 0).astype(int)
+    with pytest.warns(DegenerateModelWarning, match="decision is exactly 0 on 200 of 200"):
+        est = LPBoostClassifier(nu=0.1, weak_learner="stump").fit(x[:, None], y)
+    assert est.status_ == "converged" and est.margin_ == 0.0
+    np.testing.assert_allclose(est.weights_, [0.5, 0.5])
+    with warnings.catch_warnings():  # a positive soft margin: no such warning
+        warnings.simplefilter("error", DegenerateModelWarning)
+        LPBoostClassifier(nu=0.5, weak_learner="stump").fit(x[:, None], y)

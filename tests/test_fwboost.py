@@ -69,7 +69,7 @@ def _problem(data, loss):
 def _check_feasible_path(result, A_outputs_of):
     """||w_t||_1 <= beta at every round, from the logged weights (not from history)."""
     sup = np.array([np.max(np.abs(out)) for out in A_outputs_of])
-    for alpha in result.alpha_path:
+    for alpha in result.weights_path:
         coef = result.beta * alpha * result.scales[: alpha.shape[0]]
         assert np.sum(np.abs(coef) * sup[: alpha.shape[0]]) <= result.beta * (1 + 1e-12)
     assert np.all(result.history["l1_norm"] <= result.beta * (1 + 1e-12))
@@ -188,13 +188,13 @@ def test_adaboost_fw_is_fwboost_c_with_exponential_loss(data, step):
     for key in ("loss", "gap", "step", "l1_norm", "n_active"):
         np.testing.assert_allclose(ada.history[key], gen.history[key], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ada.F, gen.F, rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(ada.coef, gen.coef, rtol=1e-9, atol=1e-12)
-    for a_ada, a_gen in zip(ada.alpha_path, gen.alpha_path):
+    np.testing.assert_allclose(ada.weights, gen.weights, rtol=1e-9, atol=1e-12)
+    for a_ada, a_gen in zip(ada.weights_path, gen.weights_path):
         np.testing.assert_allclose(a_ada, a_gen, rtol=1e-9, atol=1e-12)
     # AdaBoost's example weights: D_t = exp(-y F_t) / sum, F_t the generic iterate
     F_path = [np.zeros(M)] + [H[:, [k for k, _ in gen.hypotheses[: a.shape[0]]]]
                               @ (beta * a * [s for _, s in gen.hypotheses[: a.shape[0]]])
-                              for a in gen.alpha_path]
+                              for a in gen.weights_path]
     for D, F in zip(ada.distributions, F_path):
         expected = np.exp(-y * F - np.max(-y * F))
         np.testing.assert_allclose(D, expected / expected.sum(), rtol=1e-9, atol=1e-14)

@@ -67,7 +67,7 @@ def test_distributions_stay_in_their_set(noisy, regularizer, update, variant):
     assert tuple(H) == HISTORY_COLUMNS and all(len(v) == 60 for v in H.values())
     U = _margin_matrix(res, X, y)
     np.testing.assert_allclose(H["edge"], np.einsum("tm,mt->t", W, U), atol=1e-14)
-    np.testing.assert_array_equal(H["train_error"], _errors(U, res.coefs, y))
+    np.testing.assert_array_equal(H["train_error"], _errors(U, res.weights, y))
     np.testing.assert_allclose(H["max_weight"], W.max(axis=1))
     np.testing.assert_array_equal(H["n_zero"], (W == 0).sum(axis=1))
     assert np.all(H["entropy"] <= np.log(m) + 1e-12)
@@ -107,7 +107,7 @@ def test_entropy_maboost_is_adaboost_with_eta_equal_edge(noisy, update):
     res = mirror_ascent_boost(oracle, y, maboost(y.shape[0], "entropy", update), 80, keep_distributions=True)
     ws, alphas = _adaboost_reference(oracle, y, 80, lambda w, ok: w[ok].sum() - w[~ok].sum())
     np.testing.assert_allclose(res.distributions, ws, atol=1e-10, rtol=0)
-    np.testing.assert_allclose(res.coefs, alphas, atol=1e-10)
+    np.testing.assert_allclose(res.weights, alphas, atol=1e-10)
 
 
 def test_entropy_framework_with_adaboost_step_is_adaboost(noisy):
@@ -123,11 +123,11 @@ def test_entropy_framework_with_adaboost_step_is_adaboost(noisy):
 
     ws, alphas = _adaboost_reference(oracle, y, 80, classic)
     np.testing.assert_allclose(res.distributions, ws, atol=1e-10, rtol=0)
-    np.testing.assert_allclose(res.coefs, alphas, rtol=1e-10)
+    np.testing.assert_allclose(res.weights, alphas, rtol=1e-10)
     # the packaged assembly and the estimator are that same AdaBoost
     packaged = mirror_ascent_boost(oracle, y, adaboost(m), 80, keep_distributions=True)
     np.testing.assert_allclose(packaged.distributions, ws, atol=1e-10, rtol=0)
-    np.testing.assert_allclose(packaged.coefs, alphas, rtol=1e-10)
+    np.testing.assert_allclose(packaged.weights, alphas, rtol=1e-10)
     est = AdaBoostClassifier(weak_learner="stump", max_iter=80).fit(X, y)
     np.testing.assert_allclose(est.coef_, alphas, rtol=1e-10)
     F = np.column_stack([h.predict(X) for h in est.hypotheses_]) @ alphas
@@ -156,7 +156,7 @@ def test_regret_inequality_against_the_error_comparator(noisy, regularizer, upda
     res = mirror_ascent_boost(oracle, y, maboost(m, regularizer, update, "smooth", smoothness=lam), 120,
                               keep_distributions=True)
     U = _margin_matrix(res, X, y)
-    eta, W = res.coefs, res.distributions
+    eta, W = res.weights, res.distributions
     errors = _errors(U, eta, y)
     L2 = 1.0 if regularizer == "entropy" else (U ** 2).sum(axis=0)  # ||u_t||_*^2 (l_inf or l2)
     checked = 0
@@ -185,7 +185,7 @@ def test_theorem2_max_margin_inequality(noisy, regularizer):
     oracle = DecisionStump().prepare(X, y)
     res = mirror_ascent_boost(oracle, y, maboost(m, regularizer, "active", "maxmargin"), 300)
     U = _margin_matrix(res, X, y)
-    eta, gamma = res.coefs, res.history["edge"]
+    eta, gamma = res.weights, res.history["edge"]
     div = np.log(m) if regularizer == "entropy" else 0.5 * (1 - 1 / m)
     sq = 1.0 if regularizer == "entropy" else (U ** 2).sum(axis=0)
     rho_unnormalised = np.min(np.cumsum(U * eta, axis=1), axis=0)
@@ -203,7 +203,7 @@ def test_combined_datasets_bounds_and_caps(noisy):
     res = mirror_ascent_boost(oracle, y, maboost(m, "entropy", "active", "combined", smoothness=lam,
                                                  secondary=secondary), 150, keep_distributions=True)
     U = _margin_matrix(res, X, y)
-    F = np.cumsum(U * res.coefs, axis=1)
+    F = np.cumsum(U * res.weights, axis=1)
     wrong = np.where(y[:, None] > 0, F <= 0, F < 0)
     decay = np.exp(-np.cumsum(res.history["edge"] ** 2) / 2)
     eps_a, eps_b = wrong[~secondary].mean(axis=0), wrong[secondary].mean(axis=0)
@@ -241,7 +241,7 @@ def test_sparseboost_matches_plain_algorithm2_has_zeros_and_bound(noisy, c):
         gamma = w @ u
         eta = z.sum() * gamma / m
         alpha = c * eta * gamma * z.sum() / 2
-        assert res.coefs[t] == pytest.approx(eta, rel=1e-12) and res.history["penalty"][t] == pytest.approx(alpha)
+        assert res.weights[t] == pytest.approx(eta, rel=1e-12) and res.history["penalty"][t] == pytest.approx(alpha)
         bound_sum += (1 - c) * z.sum() ** 2 * gamma ** 2
         assert errors[t] <= 1 / (1 + bound_sum) + 1e-12  # our reading of 002 eq. 16 / 37
         z = np.maximum(z - eta * u - alpha, 0.0)
@@ -260,7 +260,7 @@ def test_madaboost_matches_domingo_watanabe_weights_and_theorem5(noisy, step):
         capped = np.minimum(1.0, np.exp(-F))  # MadaBoost: weights capped at their initial value
         np.testing.assert_allclose(res.distributions[t], capped / capped.sum(), atol=1e-12, rtol=0)
         assert res.history["mass"][t] == pytest.approx(capped.sum(), rel=1e-12)
-        F += res.coefs[t] * U[:, t]
+        F += res.weights[t] * U[:, t]
     H = res.history
     errors = H["train_error"]
     # Lemma 6: ||x_t||_1 >= m eps_{t-1}
@@ -385,7 +385,7 @@ def test_sample_weight_is_replication(noisy, kind, params):
     # With l2 (L = number of examples) a copy's coordinate, and so the step, is M/m times
     # that of the replicated run (M copies): the same f up to scale, the same distributions.
     scale = rows.shape[0] / m if params.get("regularizer") == "l2" else 1.0
-    np.testing.assert_allclose(weighted.coefs, scale * copies.coefs, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(weighted.weights, scale * copies.weights, rtol=1e-9, atol=1e-13)
     summed = np.zeros((copies.n_iter, m))
     np.add.at(summed.T, rows, copies.distributions.T)
     np.testing.assert_allclose(weighted.distributions, summed, rtol=0, atol=1e-12)
@@ -458,3 +458,54 @@ def test_functional_api_rejects_bad_sample_weight_and_rate():
                 make(bad)
     with pytest.raises(ValueError, match="learning_rate must be > 0"):
         adaboost(30, learning_rate=0.0)
+
+
+# --------------------------------------------------------------- the round driver: rollback, warm start
+def _interrupting(oracle, k):
+    """``oracle`` raising KeyboardInterrupt at its ``k``-th call."""
+    calls = [0]
+
+    def call(d):
+        calls[0] += 1
+        if calls[0] == k:
+            raise KeyboardInterrupt
+        return oracle(d)
+    return call
+
+
+def _assert_same_fit(a, b):
+    assert a.n_iter == b.n_iter and len(a.hypotheses) == len(b.hypotheses)
+    np.testing.assert_array_equal(a.weights, b.weights)
+    for key in b.history.keys() - {"time"}:
+        np.testing.assert_array_equal(a.history[key], b.history[key], err_msg=key)
+    for key in ("distribution", "margins", "distributions"):
+        np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=key)
+
+
+@pytest.mark.parametrize("make", [lambda m: maboost(m, "l2", "lazy"), lambda m: madaboost(m),
+                                  lambda m: maboost(m, "l2", "active", "sparse")])
+def test_interrupted_fit_is_the_shorter_fit_and_continues_as_the_longer(noisy, make):
+    """Ctrl-C in round 6 keeps rounds 1-5 (as max_iter=5 would) and forgets round 6, so that
+    continue_rounds goes on to exactly the uninterrupted fit."""
+    from marginboost.core.rounds import continue_rounds
+
+    X, y, oracle = noisy
+    m = y.shape[0]
+    full = mirror_ascent_boost(oracle, y, make(m), 30, keep_distributions=True)
+    cut = mirror_ascent_boost(_interrupting(oracle, 6), y, make(m), 30, keep_distributions=True)
+    assert cut.status == "interrupted" and cut.n_iter == 5
+    _assert_same_fit(cut, mirror_ascent_boost(oracle, y, make(m), 5, keep_distributions=True))
+    cut.loop.oracle = oracle
+    _assert_same_fit(continue_rounds(cut, max_rounds=25), full)
+
+
+def test_no_edge_in_the_first_round_gives_the_empty_model(noisy):
+    X, y, oracle = noisy
+
+    def wrong(d):  # every prediction wrong: edge -1
+        h, _ = oracle(d)
+        return h, -y
+    res = mirror_ascent_boost(wrong, y, maboost(y.shape[0]), 10, keep_distributions=True)
+    assert res.status == "no_edge" and res.n_iter == 0 and res.hypotheses == [] and res.weights.shape == (0,)
+    np.testing.assert_array_equal(res.distribution, np.full(y.shape[0], 1.0 / y.shape[0]))
+    assert res.distributions.shape == (0, y.shape[0]) and np.all(res.margins == 0.0)

@@ -4,7 +4,7 @@ from sklearn.model_selection import train_test_split
 
 from marginboost import (AdaBoostVClassifier, GraphSepBoostClassifier, SmoothBoostClassifier,
                          SoftBoostClassifier, TotalBoostClassifier)
-from marginboost.classic.adaboostv_smoothboost import adaboostv_rounds
+from marginboost.classic.adaboostv import adaboostv_rounds
 from marginboost.totally_corrective.softboost import iteration_bound
 
 X, y = load_breast_cancer(return_X_y=True)

@@ -31,6 +31,7 @@ from marginboost.estimators.gbm import GBMClassifier, GBMRegressor
 from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
 from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from marginboost.core.interrupts import FitInterruptedWarning, on_interrupt
+from marginboost.estimators.base import DegenerateModelWarning
 from marginboost.io.model_io import ModelFileError, load_model, save_model
 from marginboost.soft_margin.restricted_lp import SolverError
 from marginboost.weak_learners import HistogramStump, HistogramTree
@@ -43,6 +44,7 @@ __all__ = [
     "FitResult",
     "Status",
     "CERLPBoostClassifier",
+    "DegenerateModelWarning",
     "ERLPBoostClassifier",
     "FWBoostClassifier",
     "FWBoostRegressor",

@@ -21,7 +21,13 @@ One round, ``d^0 = 1/m``::
     gap_t = (d^t - s^t) @ g^t  >=  F(d^t) - min_P F            (convexity; stop at <= eps/2)
     d^{t+1} = d^t + lam_t (s^t - d^t),  lam_t = 2/(t+2) | argmin_[0,1] F | min(1, gap_t/(eta ||s^t-d^t||_1^2))
 
-and the output ``w_h = Pr[h | d^T]``.
+and the output ``w_h = Pr[h | d^T]``. The three steps are :mod:`marginboost.core.step_sizes`'
+``classic``, ``line_search`` (exact, on ``F`` through the oracle: :func:`_line_search`) and
+``short_step`` (slope ``gap_t``, curvature ``eta ||s^t - d^t||_1^2``: ``F`` is eta-smooth
+w.r.t. l1, 003 A.1). The loop (:class:`AverageMarginLoop`) is driven by
+:func:`marginboost.core.rounds.run_rounds` from round 0 (iterate ``d^0``), which owns the round
+count, the time limit, the history's ``round`` and ``time`` columns, Ctrl-C
+(:mod:`marginboost.core.interrupts`) and the BLAS threads.
 
 Why the stop gives an eps-optimal *classifier* (003 only says the conversion "might not"
 guarantee it): ``U w = g`` for ``w = Pr[. | d]``, and the Gibbs identity
@@ -40,29 +46,32 @@ Given a ``max_edge`` oracle (``d -> max_h d @ u_h``, a max-plus pass over the NZ
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
 
-from marginboost.core.interrupts import keep_interrupted
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.step_sizes import check_step_rule, step_size
 from marginboost.soft_margin.objectives import soft_margin_distribution
-from marginboost.core.threads import single_blas_thread
 
-__all__ = ["HISTORY_COLUMNS", "STEPS", "STOPS", "AverageMarginResult", "average_margin_boost", "stump_eta"]
+__all__ = ["HISTORY_COLUMNS", "LOOP_COLUMNS", "STEPS", "STOPS", "AverageMarginLoop", "average_margin_boost",
+           "stump_eta"]
 
-STEPS = ("classic", "line_search", "short_step")
+STEPS = ("classic", "line_search", "short_step")  # the rules of marginboost.core.step_sizes
 STOPS = ("gap", "certified")
-HISTORY_COLUMNS = (
-    "round",  # t, oracle calls at the iterates so far (line-search calls not counted)
+# One row per iterate d^t, t = 0, 1, ...; the driver adds 'round' (t, oracle calls at the
+# iterates so far; line-search calls not counted) first and 'time' (seconds since the start,
+# at the end of the round) last.
+LOOP_COLUMNS = (
     "objective",  # F(d^t)
     "gap",  # FW duality gap (d^t - s^t) @ g^t
     "soft_margin",  # rho(w^t) of the output w^t = Pr[. | d^t]
     "best_edge",  # min_{tau <= t} max_h d^tau @ u_h (an upper bound on rho*); nan without max_edge
     "step",  # lam_t taken after this row (0 in the stopping row)
-    "time",  # seconds since the start, at the end of the round
     "oracle_time",  # seconds in oracle calls this round (line search included)
 )
+HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
@@ -76,25 +85,112 @@ def stump_eta(n_features: int, m: int, eps: float) -> float:
     return 2.0 * np.log(2.0 * n_features * (m + 1)) / eps
 
 
-@dataclass
-class AverageMarginResult:
-    """What :func:`average_margin_boost` returns: the last iterate ``d^T`` and its certificate.
+class _Iterate(NamedTuple):
+    """The committed state after the row of iterate ``d^t``."""
 
-    The output classifier is ``w_h = Pr[h | d^T] ~ exp(eta d^T @ u_h)`` (003 Algorithm 1), with
-    margins ``U w = grad F(d^T)`` (``margins``) and soft margin ``rho(w)``; ``gap`` is the FW gap
-    ``(d^T - s^T) @ g^T >= F(d^T) - min F`` and ``best_edge`` ``min_t max_h d^t @ u_h`` (NaN
-    unless a ``max_edge`` oracle was given).
+    t: int
+    d: np.ndarray  # d^t
+    g: np.ndarray  # g^t = grad F(d^t), the margins of w^t
+    value: float  # F(d^t)
+    gap: float
+    rho: float  # rho(w^t) = s^t @ g^t
+    best_edge: float
+    direction: np.ndarray  # s^t - d^t
+    lam: float | None  # lam_t; None: not computed (the stop, or the planned last row)
+    evaluated: tuple | None  # (g, F) at d^t + lam_t direction where the line search computed it
+    converged: bool
+
+
+class AverageMarginLoop(RoundLoop):
+    """003 Algorithm 1 as a :class:`~marginboost.core.rounds.RoundLoop`, rounds numbered from 0.
+
+    Round ``t`` asks the oracle at ``d^t = d^{t-1} + lam_{t-1} (s^{t-1} - d^{t-1})`` (``d^0 =
+    1/m``), computes ``s^t``, the gap and the stop, and, unless it stops, the next step
+    ``lam_t``: its row holds both, and its state (:class:`_Iterate`) the iterate ``d^t`` with
+    ``lam_t``. No step is computed in the converged row nor in round ``last_round`` (the last
+    the caller plans: the line search would cost oracle calls for nothing); a continuation
+    (:func:`~marginboost.core.rounds.continue_rounds`) computes it in its first round. The
+    fit's last row has step 0 (:meth:`result`): no step was taken after it.
     """
 
-    d: np.ndarray  # d^T
-    margins: np.ndarray  # g^T = U w^T, the margins of the output
-    objective: float  # F(d^T)
-    gap: float
-    soft_margin: float  # rho(w^T)
-    best_edge: float
-    n_iter: int  # rounds: oracle calls at iterates d^0..d^T (FW steps + 1)
-    status: str  # 'converged' | 'max_iter' | 'max_time' | 'interrupted'
-    history: dict = field(default_factory=dict)
+    columns = LOOP_COLUMNS
+    progress = ("objective", "gap")
+
+    def __init__(self, oracle, m: int, nu: float, eps: float, eta: float, step: str = "classic",
+                 stop: str = "gap", max_edge=None, last_round: int | None = None):
+        self.oracle, self.m, self.nu, self.eps, self.eta = oracle, m, nu, eps, eta
+        self.step_rule, self.stop, self.max_edge = step, stop, max_edge
+        self.last_round = last_round
+
+    def _step(self, t, d, direction, gap):
+        """``lam_t`` by the step rule (:func:`marginboost.core.step_sizes.step_size`), and the
+        oracle's answer at the next iterate where the line search computed it."""
+        evaluated = None
+
+        def search():
+            nonlocal evaluated
+            lam, evaluated = _line_search(self.oracle, d, direction, -gap)
+            return lam
+
+        # F is eta-smooth w.r.t. l1 (003 A.1): curvature eta ||s - d||_1^2 along the direction.
+        lam = step_size(self.step_rule, t, gap, lambda: self.eta * float(np.abs(direction).sum()) ** 2, search)
+        return lam, evaluated
+
+    def step(self, state, round_):
+        """The row of iterate ``d^t``, ``t = round_``, from the committed ``d^{t-1}`` (None: ``d^0``)."""
+        if state is None:
+            t, d, oracle_time = 0, np.full(self.m, 1.0 / self.m), 0.0
+            best_edge = np.inf if self.max_edge is not None else np.nan
+            evaluated = None
+        else:
+            if state.converged:  # nothing left to do
+                return RoundOutcome(None, stop=Status.CONVERGED)
+            lam, evaluated, oracle_time = state.lam, state.evaluated, 0.0
+            if lam is None:  # the step after a planned last row: a continuation takes it now
+                t0 = time.perf_counter()
+                lam, evaluated = self._step(state.t, state.d, state.direction, state.gap)
+                oracle_time = time.perf_counter() - t0
+            t, d, best_edge = state.t + 1, state.d + lam * state.direction, state.best_edge
+        t0 = time.perf_counter()
+        g, value = evaluated if evaluated is not None else self.oracle(d)
+        oracle_time += time.perf_counter() - t0
+        s = soft_margin_distribution(g, self.nu)
+        direction = s - d
+        rho = _dot(s, g)
+        gap = _dot(d, g) - rho
+        if self.max_edge is not None:
+            best_edge = min(best_edge, self.max_edge(d))
+        converged = gap <= self.eps / 2.0 or (self.stop == "certified" and best_edge - rho <= self.eps)
+        lam, evaluated = None, None
+        if not converged and round_ != self.last_round:
+            t0 = time.perf_counter()
+            lam, evaluated = self._step(t, d, direction, gap)
+            oracle_time += time.perf_counter() - t0
+        row = {"objective": value, "gap": gap, "soft_margin": rho, "best_edge": best_edge,
+               "step": 0.0 if lam is None else lam, "oracle_time": oracle_time}
+        state = _Iterate(t, d, g, value, gap, rho, best_edge, direction, lam, evaluated, converged)
+        return RoundOutcome(row, state, stop=Status.CONVERGED if converged else None)
+
+    def ensemble(self, state):
+        """None: the weights live on all of ``H_S``, which only the oracle knows."""
+        return None
+
+    def result(self, state, status, rounds):
+        """The fit of iterate ``state.d``; the last row's step is 0 (no step was taken after it)."""
+        if state is None:
+            raise ValueError("average_margin_boost: no round completed")
+        history = dict(rounds.history)
+        history["step"] = history["step"].copy()
+        history["step"][-1] = 0.0  # the stopping row: the step after it is not taken
+        return FitResult(
+            hypotheses=[],
+            weights=None,
+            status=status,
+            n_iter=rounds.n_rounds,
+            history=history,
+            final={"d": state.d, "margins": state.g, "objective": state.value, "gap": state.gap,
+                   "soft_margin": state.rho, "best_edge": state.best_edge},
+        )
 
 
 def _line_search(oracle, d, direction, slope0):
@@ -115,75 +211,30 @@ def _line_search(oracle, d, direction, slope0):
     return lam, last.get(lam)
 
 
-@single_blas_thread
 def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step: str = "classic",
                          stop: str = "gap", max_edge=None, max_iter: int = 10000,
-                         max_time: float | None = None) -> AverageMarginResult:
-    """Frank-Wolfe on ``F`` over ``P(m, nu)`` (003 Algorithm 1); see the module docstring.
+                         max_time: float | None = None, callbacks=(), verbose: int = 0) -> FitResult:
+    """Frank-Wolfe on ``F`` over ``P(m, nu)`` (003 Algorithm 1; see the module docstring),
+    driven by :func:`~marginboost.core.rounds.run_rounds` from round 0.
 
     ``oracle(d) -> (grad F(d), F(d))``; ``max_edge(d) -> max_h d @ u_h`` (optional, needed by
-    ``stop='certified'``); ``max_iter`` bounds the rounds (oracle calls at iterates).
+    ``stop='certified'``); ``max_iter`` bounds the rounds (oracle calls at iterates);
+    ``callbacks``, ``verbose``: as for ``run_rounds`` (a callback's ``ensemble()`` is None).
+    Returns a :class:`~marginboost.core.rounds.FitResult` with no hypotheses nor weights (the
+    output ``w_h = Pr[h | d^T]`` lives on all of ``H_S``) and in ``final``: ``d`` (``d^T``),
+    ``margins`` (``g^T = U w^T``), ``objective`` (``F(d^T)``), ``gap`` (the FW gap
+    ``(d^T - s^T) @ g^T >= F(d^T) - min F``), ``soft_margin`` (``rho(w^T)``) and ``best_edge``
+    (``min_t max_h d^t @ u_h``, NaN unless a ``max_edge`` oracle was given); ``n_iter`` counts
+    the rows, oracle calls at iterates ``d^0..d^T`` (FW steps + 1).
     ``KeyboardInterrupt`` after the first row returns the last iterate with its row (status
     ``'interrupted'``, :mod:`marginboost.core.interrupts`).
     """
-    if step not in STEPS:
-        raise ValueError(f"step must be one of {STEPS}, got {step!r}")
+    check_step_rule(step, STEPS, "step")
     if stop not in STOPS:
         raise ValueError(f"stop must be one of {STOPS}, got {stop!r}")
     if stop == "certified" and max_edge is None:
         raise ValueError("stop='certified' needs a max_edge oracle")
-    history = {name: [] for name in HISTORY_COLUMNS}
-    start = time.perf_counter()
-    d = np.full(m, 1.0 / m)
-    t0 = time.perf_counter()
-    g, value = oracle(d)
-    oracle_time = time.perf_counter() - t0
-    best_edge = np.inf if max_edge is not None else np.nan
-    status = "max_iter"
-    t = 0
-    kept = None  # (t, d, g, value, gap, rho, best_edge) of the last row (see .interrupts)
-    try:
-        while True:
-            s = soft_margin_distribution(g, nu)
-            direction = s - d
-            rho = _dot(s, g)
-            gap = _dot(d, g) - rho
-            if max_edge is not None:
-                best_edge = min(best_edge, max_edge(d))
-            done = gap <= eps / 2.0 or (stop == "certified" and best_edge - rho <= eps)
-            if done:
-                status = "converged"
-            elif t + 1 >= max_iter:
-                done = True
-            elif max_time is not None and time.perf_counter() - start >= max_time:
-                status, done = "max_time", True
-            lam, evaluated = 0.0, None
-            if not done:
-                t0 = time.perf_counter()
-                if step == "classic":
-                    lam = 2.0 / (t + 2.0)
-                elif step == "short_step":
-                    lam = min(1.0, gap / (eta * float(np.abs(direction).sum()) ** 2))
-                else:
-                    lam, evaluated = _line_search(oracle, d, direction, -gap)
-                oracle_time += time.perf_counter() - t0
-            for name, v in zip(HISTORY_COLUMNS, (t, value, gap, rho, best_edge, lam, time.perf_counter() - start,
-                                                 oracle_time)):
-                history[name].append(v)
-            kept = (t, d, g, value, gap, rho, best_edge)
-            if done:
-                break
-            d = d + lam * direction
-            t += 1
-            t0 = time.perf_counter()
-            g, value = evaluated if evaluated is not None else oracle(d)
-            oracle_time = time.perf_counter() - t0
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        t, d, g, value, gap, rho, best_edge = kept
-        status = "interrupted"
-        history = {k: v[: t + 1] for k, v in history.items()}
-        history["step"][-1] = 0.0  # now the stopping row: the step after it is not kept
-    return AverageMarginResult(d, g, value, gap, rho, best_edge, t + 1, status,
-                               {k: np.asarray(v) for k, v in history.items()})
+    rounds = max(max_iter, 1)  # row 0 always: d^0 and its gap
+    loop = AverageMarginLoop(oracle, m, nu, eps, eta, step, stop, max_edge, last_round=rounds - 1)
+    return run_rounds(loop, max_rounds=rounds, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name="average-margin boost")

@@ -34,38 +34,27 @@ We implement two rules ``f`` on the codes (they agree on every code seen in trai
 Memory: the graph is stored as the boolean ``n_pos x n_neg`` matrix of remaining pairs, O(m^2)
 bytes (each round also costs O(n_pos n_neg)); :func:`graphsepboost` refuses with a
 ``ValueError`` when ``n_pos * n_neg > max_pairs``, a limit the caller may raise.
+
+The loop (:class:`GraphSepLoop`) is driven by :func:`marginboost.core.rounds.run_rounds`,
+which owns the round count, the time limit, the history's ``round`` and ``time`` columns,
+Ctrl-C (:mod:`marginboost.core.interrupts`) and the BLAS threads.
 """
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from marginboost.core.interrupts import keep_interrupted
-from marginboost.core.threads import single_blas_thread
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 
-__all__ = ["GRAPHSEP_HISTORY_COLUMNS", "GraphSepResult", "aggregate_scores", "binarise", "graphsepboost"]
+__all__ = ["GRAPHSEP_COLUMNS", "GRAPHSEP_HISTORY_COLUMNS", "GraphSepLoop", "aggregate_scores", "binarise",
+           "graphsepboost"]
 
-# One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter.
-GRAPHSEP_HISTORY_COLUMNS = (
-    "round",  # t
+# One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter; the driver adds
+# 'round' (t) first and 'time' (seconds since the run started) last.
+GRAPHSEP_COLUMNS = (
     "edges",  # |E_{t+1}|: pairs of opposite labels no hypothesis so far separates
     "edge",  # gamma_t = sum_i d_t(i) y_i b_t(x_i) (0 for t = 0)
-    "time",  # seconds since the run started
 )
-
-
-@dataclass
-class GraphSepResult:
-    """A GraphSepBoost run: hypotheses, training codes, status and history."""
-
-    hypotheses: list
-    codes: np.ndarray  # (m, T) int8: b_t(x_i)
-    n_iter: int
-    status: str  # 'separated' (no edge left) | 'no_progress' (a round separated nothing) | 'max_iter'
-    #              | 'max_time' | 'interrupted'
-    history: dict = field(default_factory=dict)
+GRAPHSEP_HISTORY_COLUMNS = ("round",) + GRAPHSEP_COLUMNS + ("time",)
 
 
 def binarise(out) -> np.ndarray:
@@ -73,12 +62,95 @@ def binarise(out) -> np.ndarray:
     return np.where(np.asarray(out) >= 0.0, 1, -1).astype(np.int8)
 
 
-@single_blas_thread
-def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=None) -> GraphSepResult:
-    """Run GraphSepBoost (module docstring); ``oracle(d) -> (h, h(X))`` is a prepared weak learner.
+class GraphSepLoop(RoundLoop):
+    """GraphSepBoost (module docstring) as a :class:`~marginboost.core.rounds.RoundLoop`.
+
+    The committed state is ``(t, edges)``: the rounds (hypotheses, codes) so far and
+    ``|E_{t+1}|``. Round 0 records the complete graph and commits nothing (no model yet).
+    The hypotheses and codes are append-only lists, cut back to ``t`` at each step; the graph
+    is one boolean matrix cut in place each round (a copy a round would double its O(m^2)
+    memory), so it belongs to no state: ``graph_rounds`` says how many codes it reflects, and
+    a graph left by a rolled-back round is rebuilt from the kept codes.
+    """
+
+    columns = GRAPHSEP_COLUMNS
+    progress = ("edges", "edge")
+
+    def __init__(self, oracle, y: np.ndarray, pos: np.ndarray, neg: np.ndarray):
+        self.oracle, self.y, self.pos, self.neg = oracle, y, pos, neg
+        self.n_pairs = pos.shape[0] * neg.shape[0]
+        self.hypotheses: list = []
+        self.codes: list[np.ndarray] = []
+        self.graph = None  # remaining pairs {pos[a], neg[b]}
+        self.graph_rounds = None  # codes the graph reflects; None while a round cuts it
+
+    def _graph(self, t: int) -> np.ndarray:
+        """The graph ``E_{t+1}`` of the first ``t`` codes."""
+        if self.graph_rounds != t:
+            self.graph = self.graph_rounds = None  # freed before the new one is built
+            graph = np.ones((self.pos.shape[0], self.neg.shape[0]), dtype=bool)
+            for b in self.codes[:t]:
+                np.logical_and(graph, np.equal.outer(b[self.pos], b[self.neg]), out=graph)
+            self.graph, self.graph_rounds = graph, t
+        return self.graph
+
+    def step(self, state, round_):
+        """Round ``round_`` from the committed ``state``: round 0 the complete graph, then one
+        weak-learner call a round."""
+        if state is None and round_ == 0:  # the complete bipartite graph: a row, no model
+            return RoundOutcome({"edges": self.n_pairs, "edge": 0.0}, commit=False)
+        t, edges = state if state is not None else (0, self.n_pairs)
+        if edges == 0:  # every pair separated: nothing left to do
+            return RoundOutcome(None, stop=Status.SEPARATED)
+        del self.hypotheses[t:], self.codes[t:]  # drop what a rolled-back round added
+        graph = self._graph(t)
+        degree = np.zeros(self.y.shape[0])
+        degree[self.pos] = graph.sum(axis=1)
+        degree[self.neg] = graph.sum(axis=0)
+        d = degree / (2.0 * edges)
+        h, out = self.oracle(d)
+        b = binarise(out)
+        self.graph_rounds = None
+        np.logical_and(graph, np.equal.outer(b[self.pos], b[self.neg]), out=graph)
+        self.graph_rounds = t + 1
+        left = int(np.count_nonzero(graph))
+        self.hypotheses.append(h)
+        self.codes.append(b)
+        stop = Status.SEPARATED if left == 0 else Status.NO_PROGRESS if left == edges else None
+        return RoundOutcome({"edges": left, "edge": float(d @ (self.y * b))}, (t + 1, left), stop=stop)
+
+    def ensemble(self, state):
+        """None: the model aggregates codes, it is no weighted vote."""
+        return None
+
+    def result(self, state, status, rounds):
+        """The fit of ``state`` (hypotheses and training codes); ``ValueError`` if no round completed."""
+        if state is None:
+            raise ValueError("GraphSepBoost: no round completed; no model")
+        t = state[0]
+        return FitResult(
+            hypotheses=self.hypotheses[:t],
+            weights=None,
+            status=status,
+            n_iter=t,
+            history=rounds.history,
+            final={"codes": np.stack(self.codes[:t], axis=1)},
+        )
+
+
+def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=None, callbacks=(),
+                  verbose=0) -> FitResult:
+    """Run GraphSepBoost (module docstring), driven by :func:`~marginboost.core.rounds.run_rounds`;
+    ``oracle(d) -> (h, h(X))`` is a prepared weak learner.
 
     Stops after ``max_iter`` rounds or ``max_time`` seconds at most; ``KeyboardInterrupt``
-    returns the rounds completed (status ``'interrupted'``, :mod:`marginboost.core.interrupts`)."""
+    returns the rounds completed (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
+    ``callbacks``, ``verbose``: as for ``run_rounds`` (a callback's ``ensemble()`` is None).
+    Returns a :class:`~marginboost.core.rounds.FitResult` without weights: ``final['codes']``
+    is the ``(m, T)`` int8 matrix of ``b_t(x_i)``; status 'separated' (no edge left),
+    'no_progress' (a round separated nothing), 'max_iter', 'max_time', 'callback' or
+    'interrupted'. The history has a row for round 0 (the complete graph, edge 0).
+    """
     y = np.asarray(y, dtype=np.float64)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     n_pairs = pos.shape[0] * neg.shape[0]
@@ -89,46 +161,9 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
             f"GraphSepBoost keeps a graph on the {pos.shape[0]} x {neg.shape[0]} = {n_pairs} pairs of "
             f"opposite labels (O(m^2) memory, one byte a pair), above max_pairs={max_pairs}; raise "
             "max_pairs if the memory is available, or subsample the data")
-    m = y.shape[0]
-    graph = np.ones((pos.shape[0], neg.shape[0]), dtype=bool)  # remaining pairs {pos[a], neg[b]}
-    start = time.perf_counter()
-    rows = [(0, n_pairs, 0.0, 0.0)]
-    hypotheses, codes = [], []
-    status = "max_iter"
-    kept = None  # t after the last completed round (see .interrupts)
-    try:
-        for t in range(1, max_iter + 1):
-            edges = rows[-1][1]
-            degree = np.zeros(m)
-            degree[pos] = graph.sum(axis=1)
-            degree[neg] = graph.sum(axis=0)
-            d = degree / (2.0 * edges)
-            h, out = oracle(d)
-            b = binarise(out)
-            np.logical_and(graph, np.equal.outer(b[pos], b[neg]), out=graph)
-            left = int(np.count_nonzero(graph))
-            hypotheses.append(h)
-            codes.append(b)
-            rows.append((t, left, float(d @ (y * b)), time.perf_counter() - start))
-            kept = t
-            if left == 0:
-                status = "separated"
-                break
-            if left == edges:
-                status = "no_progress"
-                break
-            if max_time is not None and time.perf_counter() - start >= max_time:
-                status = "max_time"
-                break
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        status = "interrupted"  # the graph is left cut by the interrupted round: it is not returned
-        del hypotheses[kept:], codes[kept:], rows[kept + 1:]
-    history = {name: np.asarray(col) for name, col in zip(GRAPHSEP_HISTORY_COLUMNS, zip(*rows))}
-    for name in ("round", "edges"):
-        history[name] = history[name].astype(np.int64)
-    return GraphSepResult(hypotheses, np.stack(codes, axis=1), len(hypotheses), status, history)
+    loop = GraphSepLoop(oracle, y, pos, neg)
+    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name="GraphSepBoost")
 
 
 def aggregate_scores(codes: np.ndarray, pos_codes: np.ndarray, neg_codes: np.ndarray,

@@ -18,7 +18,9 @@ committed state. :func:`run_rounds` owns everything else, once for all of them:
 
 A step returns a :class:`RoundOutcome`. ``row=None`` stops without a row (the round made no
 model: a diverged update, no weak edge left); ``commit=False`` records a row that describes no
-model yet (FWBoost's iterate 0), so no time limit or interrupt can end the fit on it.
+model yet (FWBoost's iterate 0), so no time limit or interrupt can end the fit on it. Each step
+starts from the state the step before returned, committed or not; Ctrl-C goes back to the last
+committed one.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 import numpy as np
 
@@ -82,20 +84,24 @@ class RoundRecord:
     ensemble: Callable[[], tuple[list, np.ndarray, float]] | None = None
 
 
-class RoundLoop(Protocol):
-    """A boosting loop, as :func:`run_rounds` drives it."""
+class RoundLoop:
+    """A boosting loop, as :func:`run_rounds` drives it: every loop of the package subclasses it."""
 
-    columns: tuple[str, ...]  # the history columns of a row, without 'round' and 'time'
-    progress: tuple[str, ...]  # the columns a progress line shows (e.g. objective and gap)
+    columns: tuple[str, ...] = ()  # the history columns of a row, without 'round' and 'time'
+    progress: tuple[str, ...] = ()  # the columns a progress line shows (e.g. objective and gap)
 
     def step(self, state, round: int) -> RoundOutcome:
-        """Round ``round`` from the committed ``state`` (None before the first)."""
+        """Round ``round`` from the state the round before returned (None before the first)."""
+        raise NotImplementedError
 
     def result(self, state, status: Status, rounds: "Rounds") -> "FitResult":
-        """The fit of a committed ``state``."""
+        """The fit of ``state`` (the last committed one after Ctrl-C), stopped with ``status``."""
+        raise NotImplementedError
 
     def ensemble(self, state) -> tuple[list, np.ndarray, float] | None:
-        """Hypotheses, weights and offset of the model at ``state`` (for callbacks)."""
+        """Hypotheses, weights and offset of the model at ``state`` (for callbacks); None where
+        the model is no weighted vote."""
+        return None
 
 
 @dataclass
@@ -154,6 +160,12 @@ class WeightsPath:
 
     def __len__(self) -> int:
         return len(self._steps)
+
+    def copy(self) -> "WeightsPath":
+        """A path with the same entries, to be extended without changing this one."""
+        other = WeightsPath()
+        other._steps = list(self._steps)
+        return other
 
     def __iter__(self):
         w = np.zeros(0)
@@ -223,14 +235,16 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     status = Status.MAX_ITER
     last_row = None
     round_ = first_round - 1
+    current = state  # the state the last step returned, committed or not: the next step starts there
     start = time.perf_counter()
     try:
         for round_ in range(first_round, first_round + max_rounds):
-            out = loop.step(kept[1] if kept is not None else None, round_)
-            if out.row is None:  # the round made no model: stop on the last committed one
+            out = loop.step(current, round_)
+            if out.row is None:  # the round made no model: stop on the last one
                 status = out.stop if out.stop is not None else Status.CONVERGED
                 round_ -= 1
                 break
+            current = out.state
             row = {"round": round_, **out.row, "time": time.perf_counter() - start}
             _append_row(rows, row)
             if not out.commit:
@@ -257,7 +271,7 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     except KeyboardInterrupt:
         if not keep_interrupted(kept):
             raise
-        n_kept, _, path_entry, path_length = kept
+        n_kept, current, path_entry, path_length = kept
         status = Status.INTERRUPTED
         rows = {c: v[:n_kept] for c, v in rows.items()}
         round_ = rows["round"][-1]
@@ -267,9 +281,8 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     if progress is not None:
         progress.close(round_, last_row, status)
     history = {c: np.asarray(v) for c, v in rows.items()}
-    state = kept[1] if kept is not None else None
-    result = loop.result(state, status, Rounds(len(rows["round"]), history, path))
-    result.loop, result.state = loop, state
+    result = loop.result(current, status, Rounds(len(rows["round"]), history, path))
+    result.loop, result.state = loop, current
     return result
 
 
@@ -281,7 +294,9 @@ def continue_rounds(result: FitResult, *, max_rounds: int, **options) -> FitResu
         raise ValueError("this fit kept no loop state to continue from")
     first = int(result.history["round"][-1]) + 1
     return run_rounds(result.loop, max_rounds=max_rounds, state=result.state, first_round=first,
-                      history=result.history, weights_path=result.weights_path, **options)
+                      history=result.history,
+                      weights_path=result.weights_path.copy() if result.weights_path is not None else None,
+                      **options)
 
 
 def _append_row(rows: dict, row: dict) -> None:

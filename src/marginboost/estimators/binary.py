@@ -9,10 +9,10 @@ largest decision value.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from marginboost.estimators.compat import available_if
 from marginboost.weak_learners.ensemble_outputs import output_matrix
 from marginboost.estimators.multiclass import predicted_index, probabilities
 
@@ -56,6 +56,24 @@ class BinaryClassifierMixin:
         self.classes_, y_index = np.unique(y, return_inverse=True)
         check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
         return y_index, np.where(y_index == 1, 1.0, -1.0)
+
+    def _binary_eval_set(self, eval_set):
+        """``(X_val, y_val)`` with ``y_val`` as the model's {-1, +1} labels, or None."""
+        if eval_set is None:
+            return None
+        try:
+            X_val, y_val = eval_set
+        except (TypeError, ValueError):
+            raise ValueError("eval_set must be a pair (X_val, y_val)") from None
+        X_val = validate_data(self, X_val, dtype=np.float64, reset=False)
+        y_val = np.asarray(y_val)
+        if y_val.shape != (X_val.shape[0],):
+            raise ValueError(f"eval_set: y_val must hold one label per row of X_val ({X_val.shape[0]}), "
+                             f"got shape {y_val.shape}")
+        unknown = np.setdiff1d(y_val, self.classes_)
+        if unknown.size:
+            raise ValueError(f"eval_set: y_val holds labels not in the training labels: {unknown.tolist()[:10]}")
+        return X_val, np.where(y_val == self.classes_[1], 1.0, -1.0)
 
     def _probability_link(self):
         """The binary model's map from its decision value to the probability of ``classes_[1]``

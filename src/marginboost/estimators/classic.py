@@ -5,7 +5,8 @@
 * :class:`AdaBoostVClassifier`   -- AdaBoost*_nu (Raetsch and Warmuth, JMLR 2005), hard margin;
 * :class:`SmoothBoostClassifier` -- SmoothBoost (Servedio, JMLR 2003), smooth distributions.
 
-The algorithms and their formulas are in :mod:`marginboost.totally_corrective.softboost` and :mod:`marginboost.classic.adaboostv_smoothboost`. Every model
+The algorithms and their formulas are in :mod:`marginboost.totally_corrective.softboost`,
+:mod:`marginboost.classic.adaboostv` and :mod:`marginboost.classic.smoothboost`. Every model
 is ``f(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so ``decision_function`` lies in
 [-1, 1] and ``predict`` is its sign (0 -> ``classes_[0]``). ``margin_`` is the soft margin
 (mean of the ``nu`` smallest training margins ``y_i f(x_i)``) for SoftBoost and the hard
@@ -29,7 +30,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.classic.adaboostv_smoothboost import adaboostv, adaboostv_rounds, smoothboost, smoothboost_rounds
+from marginboost.classic.adaboostv import adaboostv, adaboostv_rounds
+from marginboost.classic.smoothboost import smoothboost, smoothboost_rounds
 from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
 from marginboost.estimators.soft_margin import resolve_nu
@@ -205,7 +207,7 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
 
     ``rho_t = min_{r <= t} gamma_r - eps``, ``alpha_t = atanh(gamma_t) - atanh(rho_t)``;
     after ``floor(2 ln(m) / eps^2) + 1`` rounds every margin exceeds ``min_t gamma_t - eps``
-    (it stops earlier once that holds). See :mod:`marginboost.classic.adaboostv_smoothboost`.
+    (it stops earlier once that holds). See :mod:`marginboost.classic.adaboostv`.
 
     Parameters
     ----------
@@ -221,7 +223,7 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
     classes_, hypotheses_, weights_ (``alpha_t / sum alpha``), margin_ (smallest training
     margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'perfect': one hypothesis
     has edge 1 and is the model, 'no_edge', 'interrupted'), history_
-    (:data:`marginboost.classic.adaboostv_smoothboost.ADABOOSTV_HISTORY`), weights_path_.
+    (:data:`marginboost.classic.adaboostv.ADABOOSTV_HISTORY`), weights_path_.
     """
 
     _parameter_constraints: dict = {
@@ -247,7 +249,7 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
 
     Every distribution handed to the weak learner has ``d_i <= 1/(kappa m)``. With edges
     ``>= 2 gamma`` it stops within ``2 / (kappa gamma^2 sqrt(1 - gamma))`` rounds with fewer
-    than ``kappa m`` training margins ``<= gamma / (2 + gamma)``. See :mod:`marginboost.classic.adaboostv_smoothboost`.
+    than ``kappa m`` training margins ``<= gamma / (2 + gamma)``. See :mod:`marginboost.classic.smoothboost`.
 
     Parameters
     ----------
@@ -264,7 +266,7 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
     ----------
     classes_, hypotheses_, weights_ (all ``1/T``), margin_ (smallest training margin),
     n_iter_, status_ ('converged': ``|M|/m < kappa``, 'max_iter', 'max_time' or 'interrupted'),
-    history_ (:data:`marginboost.classic.adaboostv_smoothboost.SMOOTHBOOST_HISTORY`), weights_path_.
+    history_ (:data:`marginboost.classic.smoothboost.SMOOTHBOOST_HISTORY`), weights_path_.
     """
 
     _parameter_constraints: dict = {

@@ -35,8 +35,9 @@ hypotheses_, coef_ (``F(x) = offset_ + sum_j coef_[j] hypotheses_[j](x)``), offs
 train_loss_, gap_ (FW gap of the returned model; a bound on ``train_loss_ - L*`` when the
 oracle is exact, e.g. stumps with variant 'C'), n_iter_ (updates), status_ ('converged': the oracle's
 vertex improves by at most tol, a certificate only for an exact oracle; 'max_iter', 'max_time' or
-'interrupted'), history_ (dict of arrays, one row per iterate, columns
-:data:`marginboost.functional.fwboost.FW_HISTORY_COLUMNS`: loss, gap, step, direction, n_active, l1_norm, time).
+'interrupted'), history_ (dict of arrays, one row per iterate t = 0, ..., n_iter_, columns
+:data:`marginboost.functional.fwboost.FW_HISTORY_COLUMNS`: round, loss, gap, step, direction, n_active,
+l1_norm and, last, time: seconds since the fit started).
 
 Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.io.model_io`) keep every
 hypothesis and the attributes above but ``history_`` (None after load, and no staged
@@ -106,14 +107,14 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
                          away_steps=self.away_steps, n_estimators=self.n_estimators, tol=self.tol,
                          max_time=self.max_time)
         self.hypotheses_ = result.hypotheses
-        self.coef_ = result.coef
+        self.coef_ = result.weights
         self.offset_ = result.offset
         self.train_loss_ = result.loss
         self.gap_ = result.gap
         self.n_iter_ = result.n_iter
         self.status_ = result.status
         self.history_ = result.history
-        self._path = (result.alpha_path, result.beta * result.scales)
+        self._path = (result.weights_path, result.beta * result.scales)  # the path logs alpha
         if result.status == "interrupted":
             warn_interrupted(self, result.n_iter)
         return self

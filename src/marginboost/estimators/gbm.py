@@ -28,7 +28,7 @@ round would have made the training loss overflow, e.g. the exponential loss at a
 rate; the fit keeps the rounds before it and warns (ConvergenceWarning); 'max_iter':
 all n_estimators trees, 'max_time' or 'interrupted'), history_ (dict of arrays, one row per
 iterate t = 0, ..., n_iter_, columns :data:`marginboost.functional.gbm.GBM_HISTORY_COLUMNS`: round, loss on the
-training sample, time).
+training sample and, last, time: seconds since the fit started).
 
 Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.io.model_io`) keep every tree,
 ``init_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` and
@@ -104,7 +104,7 @@ class _GBMBase(ModelFileMixin, BaseEstimator):
                      resolve_loss(self.loss), y, sample_weight=s, learning_rate=self.learning_rate,
                      n_estimators=self.n_estimators, subsample=self.subsample,
                      leaf_update=self.leaf_update, rng=np.random.default_rng(seed), max_time=self.max_time)
-        self.init_ = result.init
+        self.init_ = result.offset
         self.hypotheses_ = result.hypotheses
         self.train_loss_ = result.loss
         self.n_iter_ = len(result.hypotheses)

@@ -101,7 +101,7 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         result = mirror_ascent_boost(oracle, y_pm, parts, self.max_iter, max_time=self.max_time)
         self.hypotheses_ = result.hypotheses
-        self.coef_ = result.coefs
+        self.coef_ = result.weights
         self.distribution_ = result.distribution
         self.margin_ = float(result.margins.min())
         self.n_iter_ = result.n_iter

@@ -118,6 +118,9 @@ def _fit_one_vs_rest(est, fit, arguments: dict, labels: tuple):
                 # > 0 (a parameter constraint): a class started after the deadline stops after one round.
                 model.max_time = max(share, np.finfo(float).tiny)
             recoded = {name: (v == label).astype(np.int64) for name, v in extra.items()}
+            if arguments.get("eval_set") is not None:  # the held-out labels, recoded as y is
+                X_val, y_val = arguments["eval_set"]
+                recoded["eval_set"] = (X_val, (np.asarray(y_val) == label).astype(np.int64))
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 fit(model, X, (y == label).astype(np.int64), **{**arguments, **recoded})

@@ -12,17 +12,36 @@ ordinary weights give the same fit as before this step, bit for bit.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import _check_sample_weight
+from marginboost.estimators.compat import check_sample_weight
 
-__all__ = ["relative_sample_weight"]
+__all__ = ["positive_weights", "relative_sample_weight"]
 
 
 def relative_sample_weight(sample_weight, X) -> tuple[np.ndarray, np.ndarray]:
     """``sample_weight`` checked (one finite value >= 0 per row of ``X``) and scaled by the power
     of two that brings its largest entry into [1/2, 1), with the mask of the examples of positive
     weight after that scaling."""
-    s = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+    s = check_sample_weight(sample_weight, X, ensure_non_negative=True)
     top = s.max() if s.shape[0] else 0.0
     if top > 0.0:
         s = np.ldexp(s, -int(np.frexp(top)[1]))
     return s, s > 0.0
+
+
+def positive_weights(sample_weight, X, y, classes: bool = False):
+    """``(X, y, s)`` without the examples of weight 0, ``s`` scaled to mean 1 (None without weights).
+
+    ``X`` is not copied when every weight is positive (one-vs-rest shares its presorting). With
+    ``classes``, ``y`` (class indices) must still hold two classes after the drop.
+    """
+    if sample_weight is None:
+        return X, y, None
+    s, keep = relative_sample_weight(sample_weight, X)  # max < 1: the sum is finite
+    if not keep.any():
+        raise ValueError("sample_weight must have at least one positive entry")
+    if not keep.all():
+        X, y, s = X[keep], y[keep], s[keep]
+        if classes and np.unique(y).shape[0] != 2:
+            raise ValueError(f"y must contain at least two classes, got {np.unique(y).shape[0]} "
+                             "(among examples of positive sample_weight)")
+    return X, y, s * (s.shape[0] / s.sum())

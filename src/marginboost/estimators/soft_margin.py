@@ -22,25 +22,24 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from itertools import compress
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from marginboost.core.rounds import Status
+from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning,
+                                         weighted_vote)
+from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs, vote_probability
+from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.sample_weights import positive_weights
+from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from marginboost.soft_margin import algorithms
 from marginboost.soft_margin.algorithms import Assembly
-from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
-from marginboost.soft_margin.scheme import HISTORY_COLUMNS
-from marginboost.weak_learners.ensemble_outputs import iter_outputs
 from marginboost.soft_margin.fw_rules import FW_RULES
-from marginboost.core.interrupts import warn_interrupted
-from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
-from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.soft_margin.objectives import entropy_eta
-from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.soft_margin.scheme import HISTORY_COLUMNS
 from marginboost.soft_margin.secondary import SECONDARY_RULES
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
@@ -60,7 +59,8 @@ def resolve_nu(nu, m: int) -> float:
     return value
 
 
-class _SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
+                                 BaseEstimator):
     """Base class: a soft-margin booster of 000 behind the scikit-learn classifier API.
 
     Parameters
@@ -76,6 +76,17 @@ class _SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifi
         Maximum number of weak-learner calls.
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``).
+    verbose : int >= 0, default=0
+        A progress line every ``verbose`` rounds (round, soft margin, gap, elapsed); 0: silent.
+    callbacks : list of callables ``fn(record)`` or None, default=None
+        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
+        ``n_iter_no_change`` rounds did not improve its accuracy.
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the model of the rounds completed,
     with ``status_ == 'interrupted'`` and a warning (or re-raises: :mod:`marginboost.core.interrupts`).
@@ -111,7 +122,7 @@ class _SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifi
         "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"weights_": Vector(simplex=True), "margin_": Real(finite=False), "objective_": Real(finite=False),
                     "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "nu_": Real(low=1.0),
@@ -121,65 +132,72 @@ class _SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifi
     # float32 stays float32: the histogram learners bin it without a float64 copy of X.
     _fit_dtype = [np.float64, np.float32]
 
-    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False):
         self.nu = nu
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
     def _assembly(self) -> Assembly:
         raise NotImplementedError
 
     @one_vs_rest
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None):
         """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight`` (optional, finite, >= 0) makes example ``i`` count as
         ``sample_weight[i]`` copies (scaled to mean 1): its cap becomes ``s_i/nu`` and the
         entropy is taken relative to the weights. Examples of weight 0 are left out.
+        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``.
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=self._fit_dtype, y_numeric=False)
         y_index, _ = self._binary_targets(y)
-        weights = None
-        if sample_weight is not None:
-            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the sum is finite
-            if not keep.any():
-                raise ValueError("sample_weight must have at least one positive entry")
-            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
-                X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
-                check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
-            weights = sample_weight * (sample_weight.shape[0] / sample_weight.sum())
+        X, y_index, weights = positive_weights(sample_weight, X, y_index, classes=True)
         y_pm = np.where(y_index == 1, 1.0, -1.0)
-        m = X.shape[0]
-        self.nu_ = resolve_nu(self.nu, m)
-        self.eta_ = entropy_eta(m, self.nu_, self.eps)
-        learner = resolve_weak_learner(self.weak_learner, self.max_depth)
-        oracle = learner.prepare(X, y_pm)
-        result = algorithms.run(
-            self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, self.max_time, weights
-        )
-        self.hypotheses_ = result.hypotheses
+        result = self._fit_rounds(X, y_pm, weights, self._binary_eval_set(eval_set))
+        self._store_rounds(result)
         self.weights_ = result.weights
         self.margin_ = result.soft_margin
         self.objective_ = result.objective
         self.gap_ = result.gap
-        self.n_iter_ = result.n_iter
-        self.status_ = result.status
-        self.history_ = result.history
         self.weights_path_ = result.weights_path
-        if result.status == "interrupted":
-            warn_interrupted(self, result.n_iter)
-        elif result.status != "converged":
-            warnings.warn(
-                f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
-                f"gap {result.gap:.3g} > tolerance; raise max_iter/max_time or eps",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        if result.status == Status.CONVERGED and self.margin_ <= 0.0:
+            self._warn_degenerate(result.margins)
         return self
+
+    def _warn_degenerate(self, margins) -> None:
+        """The optimum over the hypotheses has a soft margin <= 0: the classes overlap on more than
+        ``nu`` examples, the margin guarantee says nothing, and the optimal weights may cancel
+        (one 0/1 feature with 20% label noise: ``[0.5, 0.5]`` on ``h`` and ``-h``, the unique LP
+        optimum, whose decision is 0 everywhere)."""
+        zero = int(np.count_nonzero(margins == 0.0))
+        warnings.warn(
+            f"{type(self).__name__}: the soft margin reached is {self.margin_:.3g} <= 0: at nu={self.nu_:g} no "
+            "combination of the hypotheses has a positive soft margin (the classes overlap on more than nu "
+            f"examples), so the weights may cancel: the decision is exactly 0 on {zero} of {margins.shape[0]} "
+            "training examples. Raise nu (a larger share of examples may fall inside the margin).",
+            DegenerateModelWarning,
+            stacklevel=3,
+        )
+
+    def _start_loop(self, X, y_pm, weights, options):
+        m = X.shape[0]
+        self.nu_ = resolve_nu(self.nu, m)
+        self.eta_ = entropy_eta(m, self.nu_, self.eps)
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        return algorithms.run(self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, weights=weights,
+                              **options)
 
     def _probability_link(self):
         return vote_probability
@@ -188,12 +206,7 @@ class _SoftMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classifi
     def decision_function(self, X) -> np.ndarray:
         """``H(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        score = np.zeros(X.shape[0])
-        used = self.weights_ > 0.0
-        for w, out in zip(self.weights_[used], iter_outputs(compress(self.hypotheses_, used), X)):
-            score += w * out
-        return score
+        return weighted_vote(self.hypotheses_, self.weights_, validate_data(self, X, dtype=np.float64, reset=False))
 
     @per_class
     def staged_decision_function(self, X):
@@ -257,9 +270,12 @@ class MLPBoostClassifier(_SoftMarginBoostClassifier):
     }
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
-                 fw="short_step", secondary="lp"):
-        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth,
-                         max_iter=max_iter, max_time=max_time)
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False, fw="short_step", secondary="lp"):
+        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
+                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
+                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+                         warm_start=warm_start)
         self.fw = fw
         self.secondary = secondary
 

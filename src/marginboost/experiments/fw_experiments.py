@@ -169,7 +169,7 @@ def regression_split(X, y, cfg, seed) -> dict:
                  cfg["blasso_eps"], offset=0.0, n_estimators=R)
     train, test, done = _mse_curves(staged_blasso(res, X_tr), staged_blasso(res, X_te), y_tr, y_te, R)
     out["curves"]["blasso"], out["rounds_done"]["blasso"] = (train, test), done
-    out["blasso"] = {"status": res.status, "backward_steps": int(np.sum(res.history["direction"] == 2)),
+    out["blasso"] = {"status": str(res.status), "backward_steps": int(np.sum(res.history["direction"] == 2)),
                      "l1_norm": float(res.history["l1_norm"][-1]), "lambda": float(res.lam)}
     return out
 

@@ -38,59 +38,40 @@ counts of ``eps`` steps, so a backward step lands exactly on 0.
 
 One difference from Zhao and Yu: a forward step that would give ``lambda <= 0`` (the oracle's
 direction no longer lowers the loss by more than ``xi``) is not taken; the path ends before it.
+
+The loop (:class:`BLassoLoop`) is driven by :func:`marginboost.core.rounds.run_rounds`: one
+round per step (backward or forward), round 0 the start ``beta = 0`` with ``lambda_0``, recorded
+but not committed (no step has made a model yet).
 """
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from marginboost.core.margin_matrix import MarginMatrix
-from marginboost.core.interrupts import keep_interrupted
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.functional.losses import PointwiseLoss, check_targets
 
-__all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoResult", "blasso", "staged_blasso"]
+__all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoLoop", "blasso", "staged_blasso"]
 
 _INIT, _FORWARD, _BACKWARD = 0, 1, 2
 DIRECTIONS = {_INIT: "init", _FORWARD: "forward", _BACKWARD: "backward"}
-# One row per iterate beta_t, t = 0 (beta = 0), 1, ..., n_iter.
-BLASSO_HISTORY_COLUMNS = (
-    "round",  # t: steps so far
+# One row per iterate beta_t, t = 0 (beta = 0), 1, ..., n_iter. The driver adds 'round'
+# (t: steps so far) first and 'time' (seconds since the fit started) last.
+BLASSO_LOOP_COLUMNS = (
     "loss",  # L(F(beta_t))
     "l1_norm",  # T(beta_t) = eps * sum_j |k_j|
     "lam",  # lambda_t (lambda_0 for t = 0)
     "direction",  # the step that produced beta_t: see DIRECTIONS
     "n_active",  # coefficients != 0
-    "time",  # seconds since the start
 )
+BLASSO_HISTORY_COLUMNS = ("round",) + BLASSO_LOOP_COLUMNS + ("time",)
 
 
-@dataclass
-class BLassoResult:
-    """A BLasso path: ``F(x) = offset + eps * sum_j counts[j] * scales[j] * hypotheses[j](x)``."""
-
-    hypotheses: list
-    scales: np.ndarray  # h_j(X) * scales[j] = a_j, the normalised direction
-    counts: np.ndarray  # integer steps on each coefficient: beta_j = eps * counts[j]
-    eps: float
-    offset: float
-    F: np.ndarray
-    loss: float
-    lam: float
-    n_iter: int
-    status: str  # 'lambda<=0' (path ended) | 'max_iter' | 'interrupted'
-    history: dict = field(default_factory=dict)
-    steps: list = field(default_factory=list)  # (j, +1 or -1) per step: counts[j] += sign
-
-    @property
-    def coef(self) -> np.ndarray:
-        """The coefficients ``eps * counts[j] * scales[j]`` of ``hypotheses[j]`` in ``F``."""
-        return self.eps * self.counts * self.scales
-
-
-def staged_blasso(result: BLassoResult, X: np.ndarray):
-    """Yield ``F_t(X)`` after every step ``t = 1, ..., n_iter`` (one column added per step)."""
+def staged_blasso(result: FitResult, X: np.ndarray):
+    """Yield ``F_t(X)`` after every step ``t = 1, ..., n_iter`` of a :func:`blasso` fit (one
+    column added per step)."""
     outputs = [result.scales[j] * np.asarray(h.predict(X), dtype=np.float64)
                for j, h in enumerate(result.hypotheses)]
     F = np.full(np.asarray(X).shape[0], result.offset)
@@ -108,36 +89,45 @@ def _losses(loss, y, s, F, D):
     return np.array([loss.value(F + D[:, k], y, s) for k in range(D.shape[1])])
 
 
-def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estimators=1000) -> BLassoResult:
-    """Run BLasso (module doc) for at most ``n_estimators`` steps of size ``eps``.
+class _BLassoState(NamedTuple):
+    """The path after step ``t`` (never modified once built)."""
 
-    ``lmo(g) -> (h, a, scale)`` is a FWBoost oracle (:func:`marginboost.functional.fwboost.classifier_oracle` or
-    :func:`marginboost.functional.fwboost.regression_oracle`, or any function with that contract): ``a = scale *
-    h(X)`` in ``[-1, 1]^m`` with ``<g, a>`` large for ``g = -grad L``. ``KeyboardInterrupt``
-    returns the path of the steps completed, at least one (status ``'interrupted'``,
-    :mod:`marginboost.core.interrupts`).
+    t: int  # steps so far
+    counts: np.ndarray  # integer steps on each coefficient: beta_j = eps * counts[j]
+    F: np.ndarray  # offset + sum_j beta_j a_j on the sample
+    L: float  # L(F)
+    lam: float  # lambda_t
+    candidate: tuple | None = None  # step 0 only: the first forward step, which gave lambda_0
+
+
+class BLassoLoop(RoundLoop):
+    """BLasso (module doc) as a :class:`~marginboost.core.rounds.RoundLoop`: round ``t`` takes
+    step ``t``, backward if it lowers the penalised loss by more than ``xi``, else forward; a
+    forward step that would give ``lambda <= 0`` ends the path (no row, status ``'lambda<=0'``).
+
+    The directions (a :class:`MarginMatrix`), hypotheses, scales and the list of steps only
+    grow; a round rolled back is cut from them by the committed state. Round 0 (``beta = 0``)
+    is recorded but not committed (no model yet); round 1 starts from it.
     """
-    y = np.asarray(y, dtype=np.float64)
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0 (the step size), got eps={eps!r}")
-    if not xi >= 0:
-        raise ValueError(f"xi must be >= 0 (the tolerance), got xi={xi!r}")
-    check_targets(loss, y)
-    s = sample_weight
-    columns = MarginMatrix(y.shape[0])  # directions a_j, sign-normalised (see _canonical)
-    hypotheses, scales, counts = [], [], np.zeros(0, dtype=np.int64)
-    F = np.full(y.shape[0], float(offset))
-    L = loss.value(F, y, s)
-    history = {name: [] for name in BLASSO_HISTORY_COLUMNS}
-    steps: list[tuple[int, int]] = []
-    start = time.perf_counter()
 
-    def forward(tol):
+    columns = BLASSO_LOOP_COLUMNS
+    progress = ("loss", "lam")
+
+    def __init__(self, lmo, loss, y, eps, sample_weight, offset, xi):
+        self.lmo, self.loss, self.y, self.s = lmo, loss, y, sample_weight
+        self.eps, self.offset, self.xi = eps, offset, xi
+        self.atoms = MarginMatrix(y.shape[0])  # directions a_j, sign-normalised (see _canonical)
+        self.hypotheses: list = []
+        self.scales: list = []
+        self.steps: list[tuple[int, int]] = []  # (j, +1 or -1) per step: counts[j] += sign
+
+    def _forward(self, F, L, tol):
         """The forward candidate at F: (h, a, scale, sign, L_new, its lambda), None at a stationary point."""
+        loss, y, s, eps = self.loss, self.y, self.s, self.eps
         g = -loss.gradient(F, y, s)
         if not np.any(g):
             return None
-        h, a, scale = lmo(g)
+        h, a, scale = self.lmo(g)
         a, scale = _canonical(np.asarray(a, dtype=np.float64), scale)
         if not np.any(a):
             return None
@@ -146,67 +136,109 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estim
         L_new = float(min(L_pm))
         return h, a, scale, sign, L_new, (L - L_new - tol) / eps
 
-    def record(direction):
-        for name, val in zip(BLASSO_HISTORY_COLUMNS,
-                             (len(steps), L, eps * np.abs(counts).sum(), lam, direction,
-                              int(np.count_nonzero(counts)), time.perf_counter() - start)):
-            history[name].append(val)
+    def _row(self, state, direction):
+        return {"loss": state.L, "l1_norm": self.eps * np.abs(state.counts).sum(), "lam": state.lam,
+                "direction": direction, "n_active": int(np.count_nonzero(state.counts))}
 
-    candidate = forward(0.0)  # step 1: lambda_0 comes from the first forward step, without xi
-    lam = 0.0 if candidate is None else candidate[5]
-    record(_INIT)
-    status = "max_iter"
-    kept = None  # (t, counts, F, L, lam) after the last step t >= 1 with its row (see .interrupts)
-    try:
-        while len(steps) < n_estimators:
-            active = np.flatnonzero(counts)
-            if active.size:
-                back = -np.sign(counts[active])
-                L_back = _losses(loss, y, s, F, columns.U[:, active] * (eps * back))
-                k = int(np.argmin(L_back))
-                # T drops by eps, so Gamma changes by L_back - L - lambda eps.
-                if L_back[k] - L - lam * eps < -xi:
-                    j, sign = int(active[k]), int(back[k])
-                    counts = counts.copy()  # counts and F become new arrays: ``kept`` holds the old ones
-                    counts[j] += sign
-                    F = F + (eps * sign) * columns.U[:, j]
-                    L = float(L_back[k])
-                    steps.append((j, sign))
-                    record(_BACKWARD)
-                    kept = (len(steps), counts, F, L, lam)  # the step is complete with its row: commit it
-                    continue
-            if candidate is None and len(steps):
-                candidate = forward(xi)
-            if candidate is None or candidate[5] <= 0.0:
-                status = "lambda<=0"
-                break
-            h, a, scale, sign, L, new_lam = candidate
-            candidate = None
-            j, is_new = columns.add(a)
-            if is_new:
-                hypotheses.append(h)
-                scales.append(scale)
-                counts = np.append(counts, 0)
-            else:
-                counts = counts.copy()
-            counts[j] += sign
-            F = F + (eps * sign) * a
-            lam = min(lam, new_lam)
-            steps.append((j, sign))
-            record(_FORWARD)
-            kept = (len(steps), counts, F, L, lam)
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        # Back to the committed step; columns of MarginMatrix past it are left: nothing returned
-        # refers to them (steps index hypotheses, scales and counts only, cut alike).
-        t, counts, F, L, lam = kept
-        status = "interrupted"
-        del steps[t:], hypotheses[counts.shape[0]:], scales[counts.shape[0]:]
-        history = {k: v[: t + 1] for k, v in history.items()}
-    history = {k: np.asarray(v) for k, v in history.items()}
-    return BLassoResult(hypotheses, np.asarray(scales, dtype=np.float64), counts, float(eps), float(offset),
-                        F, float(L), float(lam), len(steps), status, history, steps)
+    def step(self, state, t):
+        if state is None:  # step 1 of the module doc: lambda_0 from the first forward step, without xi
+            F = np.full(self.y.shape[0], float(self.offset))
+            L = self.loss.value(F, self.y, self.s)
+            candidate = self._forward(F, L, 0.0)
+            lam = 0.0 if candidate is None else candidate[5]
+            first = _BLassoState(0, np.zeros(0, dtype=np.int64), F, L, lam, candidate)
+            return RoundOutcome(self._row(first, _INIT), first, commit=False)
+        n = state.counts.shape[0]  # drop what a rolled-back round added
+        self.atoms.truncate(n)
+        del self.hypotheses[n:], self.scales[n:], self.steps[state.t:]
+        eps, counts, F, L, lam = self.eps, state.counts, state.F, state.L, state.lam
+        active = np.flatnonzero(counts)
+        if active.size:  # step 2: backward
+            back = -np.sign(counts[active])
+            L_back = _losses(self.loss, self.y, self.s, F, self.atoms.U[:, active] * (eps * back))
+            k = int(np.argmin(L_back))
+            # T drops by eps, so Gamma changes by L_back - L - lambda eps.
+            if L_back[k] - L - lam * eps < -self.xi:
+                j, sign = int(active[k]), int(back[k])
+                counts = counts.copy()  # counts and F become new arrays: the committed state holds the old ones
+                counts[j] += sign
+                F = F + (eps * sign) * self.atoms.U[:, j]
+                return self._take(state.t + 1, counts, F, float(L_back[k]), lam, j, sign, _BACKWARD)
+        # step 3: forward (round 1 takes the candidate that gave lambda_0)
+        candidate = state.candidate if state.t == 0 else self._forward(F, L, self.xi)
+        if candidate is None or candidate[5] <= 0.0:  # step 4: the path ends before this step
+            return RoundOutcome(None, stop=Status.PATH_END)
+        h, a, scale, sign, L, new_lam = candidate
+        j, is_new = self.atoms.add(a)
+        if is_new:
+            self.hypotheses.append(h)
+            self.scales.append(scale)
+            counts = np.append(counts, 0)
+        else:
+            counts = counts.copy()
+        counts[j] += sign
+        F = F + (eps * sign) * a
+        return self._take(state.t + 1, counts, F, L, min(lam, new_lam), j, sign, _FORWARD)
+
+    def _take(self, t, counts, F, L, lam, j, sign, direction):
+        """The outcome of step ``t``: ``sign`` on coefficient ``j``."""
+        self.steps.append((j, sign))
+        new = _BLassoState(t, counts, F, L, lam)
+        weights, _ = self._weights(counts)
+        return RoundOutcome(self._row(new, direction), new, path=(weights, (1.0, [j])))
+
+    def _weights(self, counts):
+        scales = np.asarray(self.scales[: counts.shape[0]], dtype=np.float64)
+        return float(self.eps) * counts * scales, scales
+
+    def ensemble(self, state):
+        weights, _ = self._weights(state.counts)
+        return self.hypotheses[: state.counts.shape[0]], weights, float(self.offset)
+
+    def result(self, state, status, rounds):
+        n = state.counts.shape[0]
+        weights, scales = self._weights(state.counts)
+        return FitResult(
+            hypotheses=self.hypotheses[:n],
+            weights=weights,
+            status=status,
+            n_iter=state.t,
+            history=rounds.history,
+            weights_path=rounds.weights_path,
+            offset=float(self.offset),
+            final={"scales": scales, "counts": state.counts, "eps": float(self.eps), "F": state.F,
+                   "loss": float(state.L), "lam": float(state.lam), "steps": self.steps[: state.t]},
+        )
+
+
+def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estimators=1000, max_time=None,
+           callbacks=(), verbose=0) -> FitResult:
+    """Run BLasso (module doc) for at most ``n_estimators`` steps of size ``eps``.
+
+    ``lmo(g) -> (h, a, scale)`` is a FWBoost oracle (:func:`marginboost.functional.fwboost.classifier_oracle` or
+    :func:`marginboost.functional.fwboost.regression_oracle`, or any function with that contract): ``a = scale *
+    h(X)`` in ``[-1, 1]^m`` with ``<g, a>`` large for ``g = -grad L``. The loop
+    (:class:`BLassoLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`: ``max_time``
+    stops it (status ``'max_time'``) after the first step past that many seconds;
+    ``KeyboardInterrupt`` returns the path of the steps completed, at least one (status
+    ``'interrupted'``, :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose`` as there.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_j weights[j]
+    hypotheses[j](x)`` with ``weights = eps * counts * scales``, status ``'lambda<=0'`` (the path
+    ended), ``'max_iter'``, ``'max_time'`` or ``'interrupted'``; ``weights_path`` logs the weights
+    after every step; ``final`` holds ``scales`` (``h_j(X) * scales[j] = a_j``, the normalised
+    direction), ``counts`` (integer steps per coefficient), ``eps``, ``F`` (on the sample),
+    ``loss``, ``lam`` and ``steps`` (``(j, +1 or -1)`` per step, :func:`staged_blasso`).
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0 (the step size), got eps={eps!r}")
+    if not xi >= 0:
+        raise ValueError(f"xi must be >= 0 (the tolerance), got xi={xi!r}")
+    check_targets(loss, y)
+    loop = BLassoLoop(lmo, loss, y, eps, sample_weight, offset, xi)
+    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name="BLasso")
 
 
 def _canonical(a: np.ndarray, scale: float):

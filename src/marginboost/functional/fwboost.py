@@ -26,11 +26,12 @@ The oracle (001 section 3.2):
   ||h~||_inf`` (:func:`regression_oracle`). This is not the exact maximiser of ``<g, v>``, so
   its gap is the gap *along the returned vertex*, a lower bound of the true FW gap.
 
-Step rules ``gamma_t`` (the FW rules of :mod:`marginboost.soft_margin.fw_rules`, rewritten for a loss):
-``classic`` ``2 / (t + 2)`` (t = 0, 1, ...; the first step is 1); ``line_search``
-``argmin_{[0, gamma_max]} L(c + F_t + gamma d_t)`` by :func:`marginboost.core.line_search.exact_line_search`;
-``short_step`` ``min(gamma_max, <g_t, d_t> / (C ||d_t||^2))`` with ``C`` the loss's smoothness
-on ``[c - beta, c + beta]^m`` (001 Assumption 1; Demyanov-Rubinov step).
+Step rules ``gamma_t`` (the shared FW steps of :mod:`marginboost.core.step_sizes`, as the soft-margin
+rules of :mod:`marginboost.soft_margin.fw_rules` use them): ``classic`` ``2 / (t + 2)`` (t = 0, 1, ...;
+the first step is 1); ``line_search`` ``argmin_{[0, gamma_max]} L(c + F_t + gamma d_t)`` by
+:func:`marginboost.core.line_search.exact_line_search`; ``short_step`` ``min(gamma_max, <g_t, d_t> /
+(C ||d_t||^2))`` with ``C`` the loss's smoothness on ``[c - beta, c + beta]^m`` (001 Assumption 1;
+Demyanov-Rubinov step).
 
 Away steps (001 Algorithm 5, Guelat and Marcotte 1986): ``F_t = sum_a alpha_a a`` over an
 active set of atoms, including the zero function (the start ``F_0 = 0``) with weight
@@ -41,30 +42,36 @@ and at ``gamma = gamma_max`` the atom is dropped (a drop step). Otherwise a FW s
 
 AdaBoost.FW (001 Algorithm 6) is FWBoost_C with the exponential loss written as reweighting:
 see :func:`adaboost_fw`.
+
+Both loops (:class:`FWBoostLoop`, :class:`AdaBoostFWLoop`) are driven by
+:func:`marginboost.core.rounds.run_rounds`, which owns the round count, the time limit, the
+history's ``round`` and ``time`` columns, Ctrl-C and one BLAS thread. Round ``t`` makes the update
+of iterate ``t - 1`` (none for ``t = 0``), then asks the oracle at the new iterate ``F_t``, whose
+FW gap completes its history row: iterate 0 is recorded but not committed (no update has made a
+model yet), so ``n_estimators`` updates give ``n_estimators + 1`` rows.
 """
 from __future__ import annotations
 
 import dataclasses
-import time
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
-from marginboost.core.margin_matrix import MarginMatrix
-from marginboost.core.rounds import WeightsPath
-from marginboost.core.interrupts import keep_interrupted
 from marginboost.core.line_search import exact_line_search
+from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.step_sizes import STEP_RULES, check_step_rule, step_size
 from marginboost.functional.losses import ExponentialLoss, check_targets
 from marginboost.weak_learners import DecisionStump, EdgeTree
 from marginboost.weak_learners.regression import RegressionStump, RegressionTree
-from marginboost.core.threads import single_blas_thread
 
 __all__ = [
+    "AdaBoostFWLoop",
     "DIRECTIONS",
+    "FWBoostLoop",
     "FW_HISTORY_COLUMNS",
-    "FWResult",
     "STEP_RULES",
     "adaboost_fw",
     "best_constant",
@@ -73,45 +80,19 @@ __all__ = [
     "regression_oracle",
 ]
 
-STEP_RULES = ("classic", "line_search", "short_step")
 DIRECTIONS = {0: "init", 1: "fw", 2: "away", 3: "drop"}
 _INIT, _FW, _AWAY, _DROP = 0, 1, 2, 3
-# One row per iterate F_t, t = 0 (the offset alone), 1, ..., n_iter.
-FW_HISTORY_COLUMNS = (
-    "round",  # t: updates so far
+# One row per iterate F_t, t = 0 (the offset alone), 1, ..., n_iter. The driver adds 'round'
+# (t: updates so far) first and 'time' (seconds since the fit started) last.
+FW_LOOP_COLUMNS = (
     "loss",  # L(c + F_t)
     "gap",  # <g_t, v_t - F_t>, v_t the oracle's vertex at F_t
     "step",  # gamma of the update that produced F_t (0 for t = 0)
     "direction",  # that update: see DIRECTIONS
     "n_active",  # atoms of positive weight (the zero atom not counted)
     "l1_norm",  # beta * sum(alpha) = sum_j |w_j| ||h_j||_inf  <= beta
-    "time",  # seconds since the fit started
 )
-
-
-@dataclass
-class FWResult:
-    """A FWBoost fit: ``F(x) = offset + sum_j coef[j] * hypotheses[j](x)``."""
-
-    hypotheses: list
-    scales: np.ndarray  # h_j(X) * scales[j] is the atom direction a_j in [-1, 1]^m
-    alpha: np.ndarray  # atom weights, >= 0, sum <= 1
-    beta: float
-    offset: float
-    F: np.ndarray  # offset + beta * sum_j alpha_j a_j on the training sample
-    loss: float
-    gap: float
-    n_iter: int
-    status: str  # 'converged' (gap <= tol; a certificate only if the oracle is exact) | 'max_iter'
-    #              | 'max_time' | 'interrupted'
-    history: dict = field(default_factory=dict)
-    alpha_path: WeightsPath = field(default_factory=WeightsPath)
-    distributions: np.ndarray | None = None  # AdaBoost.FW's D_t, one row per iterate, on request
-
-    @property
-    def coef(self) -> np.ndarray:
-        """The coefficients ``beta * alpha[j] * scales[j]`` of ``hypotheses[j]`` in ``F``; ``sum |coef_j| ||h_j||_inf <= beta``."""
-        return self.beta * self.alpha * self.scales
+FW_HISTORY_COLUMNS = ("round",) + FW_LOOP_COLUMNS + ("time",)
 
 
 def classifier_oracle(learner, X: np.ndarray):
@@ -232,135 +213,180 @@ def _check_finite_loss(loss, y, s, offset: float, beta: float) -> None:
 
 
 def _check_step(loss, step: str, smooth: float) -> None:
-    if step not in STEP_RULES:
-        raise ValueError(f"step must be one of {STEP_RULES}, got step={step!r}")
+    check_step_rule(step, STEP_RULES, "step")
     if not np.isfinite(smooth) and step != "classic":
         raise ValueError(f"loss={getattr(loss, 'name', loss)!r} is not smooth on the feasible set "
                          f"(smoothness inf): only step='classic' applies, got step={step!r}")
 
 
-@single_blas_thread
+class _FWState(NamedTuple):
+    """Iterate ``t`` of FWBoost with what its oracle call returned (never modified once built)."""
+
+    t: int  # updates so far
+    Z: np.ndarray  # F_t - offset = beta * A alpha
+    alpha: np.ndarray  # atom weights, >= 0, sum <= 1
+    alpha0: float  # weight of the zero atom, 1 - sum(alpha)
+    F: np.ndarray  # offset + Z
+    g: np.ndarray  # -grad L(F_t)
+    vertex: tuple | None  # the oracle's (h, a, scale) at F_t; None at a stationary point (g = 0)
+    gap: float  # <g_t, beta a - Z>
+    loss: float  # L(F_t)
+
+
+class FWBoostLoop(RoundLoop):
+    """FWBoost (001 Algorithms 2 and 5) as a :class:`~marginboost.core.rounds.RoundLoop`.
+
+    Round ``t`` updates iterate ``t - 1`` (a FW, away or drop step; nothing for ``t = 0``) and
+    asks the oracle at the new iterate: its state (:class:`_FWState`) holds the vertex and gap
+    the next update needs. The atom directions (a :class:`MarginMatrix`), the hypotheses and
+    their scales only grow; a round rolled back is cut from them by the length of ``alpha``.
+    Iterate 0 is recorded but not committed (no model yet); round 1 starts from it.
+    """
+
+    columns = FW_LOOP_COLUMNS
+    progress = ("loss", "gap")
+
+    def __init__(self, lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth):
+        self.lmo, self.loss, self.y, self.beta, self.s = lmo, loss, y, beta, sample_weight
+        self.offset, self.step_rule, self.away_steps, self.tol, self.smooth = offset, step, away_steps, tol, smooth
+        self.descent = _Descent(loss, y, sample_weight)
+        self.atoms = MarginMatrix(y.shape[0])  # atom directions a_j (identical ones merged)
+        self.hypotheses: list = []
+        self.scales: list = []
+
+    def step(self, state, t):
+        if state is None:  # iterate 0: F_0 = offset, all weight on the zero atom
+            Z, alpha, alpha0, gamma, direction, logged = np.zeros(self.y.shape[0]), np.zeros(0), 1.0, 0.0, _INIT, None
+        else:
+            n = state.alpha.shape[0]  # drop what a rolled-back round added
+            self.atoms.truncate(n)
+            del self.hypotheses[n:], self.scales[n:]
+            Z, alpha, alpha0, gamma, direction, logged = self._update(state)
+        beta, F = self.beta, self.offset + Z
+        g = -self.loss.gradient(F, self.y, self.s)
+        if np.any(g):
+            h, a, scale = self.lmo(g)
+            if not np.isfinite(beta * scale):  # FWBoost_R: beta / ||h~|| overflows (||h~|| ~ 1e-308)
+                h, scale = _rescaled(h, lambda v: scale * v), 1.0
+            vertex, gap = (h, a, scale), float(g @ (beta * a - Z))
+        else:  # a stationary point: F is optimal, and no oracle can be asked with weights 0
+            vertex, gap = None, 0.0
+        value = self.loss.value(F, self.y, self.s)
+        new = _FWState(t, Z, alpha, alpha0, F, g, vertex, gap, value)
+        row = {"loss": value, "gap": gap, "step": gamma, "direction": direction,
+               "n_active": int(np.count_nonzero(alpha)), "l1_norm": beta * alpha.sum()}
+        stop = Status.CONVERGED if gap <= self.tol else None
+        if t == 0:
+            return RoundOutcome(row, new, stop=stop, commit=False)
+        # iterate t is complete once its row (its FW gap) is: commit it, then log its update
+        return RoundOutcome(row, new, stop=stop, path=(alpha, logged))
+
+    def _update(self, state):
+        """Iterate ``state.t + 1``: ``(Z, alpha, alpha0, gamma, direction, path step)``, new arrays."""
+        t, Z, alpha, alpha0, F, g = state.t, state.Z, state.alpha, state.alpha0, state.F, state.g
+        h, a, scale = state.vertex
+        beta = self.beta
+        d, gamma_max, away = beta * a - Z, 1.0, None
+        if self.away_steps:
+            active = np.flatnonzero(alpha > 0.0)
+            scores = beta * (g @ self.atoms.U[:, active])
+            k = int(np.argmin(scores)) if active.size else -1
+            # The zero atom scores <g, 0> = 0; it is the away atom when every other scores more.
+            if alpha0 > 0.0 and (k < 0 or scores[k] > 0.0):
+                away, away_weight, away_score = -1, alpha0, 0.0
+            elif k >= 0:
+                away, away_weight, away_score = int(active[k]), float(alpha[active[k]]), float(scores[k])
+            if away is not None and float(g @ Z) - away_score > state.gap and away_weight < 1.0:
+                d = Z - (beta * self.atoms.U[:, away] if away >= 0 else 0.0)
+                gamma_max = away_weight / (1.0 - away_weight)
+            else:
+                away = None
+        if away is None:  # a FW step: the oracle's atom joins the active set
+            j, is_new = self.atoms.add(a)
+            if is_new:
+                self.hypotheses.append(h)
+                self.scales.append(scale)
+                alpha = np.append(alpha, 0.0)
+        # short_step: smooth * dd = 0 means the loss is linear along d (e.g. Huber outside its
+        # quadratic part, smoothness 0): the descent continues to gamma_max (<g, d> > tol >= 0)
+        gamma = step_size(self.step_rule, t, float(g @ d), lambda: self.smooth * float(d @ d),
+                          lambda: exact_line_search(self.descent, F, d, gamma_max), gamma_max)
+        # alpha and Z become new arrays: the committed state holds the old ones
+        if away is None:
+            direction = _FW
+            alpha = alpha * (1.0 - gamma)
+            alpha0 *= 1.0 - gamma
+            alpha[j] += gamma
+            touched = [j]
+        else:
+            drop = gamma >= gamma_max
+            direction = _DROP if drop else _AWAY
+            alpha = alpha * (1.0 + gamma)
+            if away >= 0:
+                alpha0 *= 1.0 + gamma
+                alpha[away] = 0.0 if drop else alpha[away] - gamma
+                touched = [away]
+            else:
+                alpha0 = 0.0 if drop else (1.0 + gamma) * alpha0 - gamma
+                touched = []
+        logged = (1.0 - gamma if away is None else 1.0 + gamma, touched)
+        return Z + gamma * d, alpha, alpha0, gamma, direction, logged
+
+    def _weights(self, alpha):
+        scales = np.asarray(self.scales[: alpha.shape[0]], dtype=np.float64)
+        return float(self.beta) * alpha * scales, scales
+
+    def ensemble(self, state):
+        weights, _ = self._weights(state.alpha)
+        return self.hypotheses[: state.alpha.shape[0]], weights, float(self.offset)
+
+    def result(self, state, status, rounds):
+        n = state.alpha.shape[0]
+        weights, scales = self._weights(state.alpha)
+        return FitResult(
+            hypotheses=self.hypotheses[:n],
+            weights=weights,
+            status=status,
+            n_iter=state.t,
+            history=rounds.history,
+            weights_path=rounds.weights_path,
+            offset=float(self.offset),
+            final={"alpha": state.alpha, "scales": scales, "beta": float(self.beta), "F": state.F,
+                   "loss": float(state.loss), "gap": float(state.gap)},
+        )
+
+
 def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_search",
-            away_steps=False, n_estimators=100, tol=0.0, max_time=None) -> FWResult:
+            away_steps=False, n_estimators=100, tol=0.0, max_time=None, callbacks=(), verbose=0) -> FitResult:
     """Run FWBoost (001 Algorithm 2; Algorithm 5 with ``away_steps``); see the module doc.
 
     ``lmo`` is :func:`classifier_oracle` (FWBoost_C) or :func:`regression_oracle` (FWBoost_R).
     At most ``n_estimators`` updates; the oracle is called once more at the last iterate, so
-    that ``gap`` and every row of ``history`` certify the iterate they describe. With
-    ``max_time`` it stops (status ``'max_time'``) at the first certified iterate after that
-    many seconds; ``KeyboardInterrupt`` returns the last certified iterate after at least one
-    update (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
+    that ``gap`` and every row of ``history`` certify the iterate they describe. The loop
+    (:class:`FWBoostLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`: with
+    ``max_time`` it stops (status ``'max_time'``) at the first certified iterate after that many
+    seconds; ``KeyboardInterrupt`` returns the last certified iterate after at least one update
+    (status ``'interrupted'``, :mod:`marginboost.core.interrupts`); ``callbacks`` and ``verbose``
+    as for :func:`~marginboost.core.rounds.run_rounds`.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_j weights[j]
+    hypotheses[j](x)`` with ``weights = beta * alpha * scales`` (``sum_j |weights_j|
+    ||h_j||_inf <= beta``), status ``'converged'`` (gap <= tol; a certificate only if the oracle
+    is exact), ``'max_iter'``, ``'max_time'`` or ``'interrupted'``; ``weights_path`` logs
+    ``alpha`` after every update; ``final`` holds ``alpha`` (atom weights, >= 0, sum <= 1),
+    ``scales`` (``h_j(X) * scales[j]`` is the atom ``a_j`` in ``[-1, 1]^m``), ``beta``, ``F``
+    (``offset + beta sum_j alpha_j a_j`` on the sample), ``loss`` and ``gap``.
     """
     y = np.asarray(y, dtype=np.float64)
     if not beta > 0:
         raise ValueError(f"beta must be > 0 (the l1 radius), got beta={beta!r}")
     check_targets(loss, y)
-    m = y.shape[0]
-    s = sample_weight
-    _check_finite_loss(loss, y, s, offset, beta)
-    smooth = loss.smoothness(y, offset - beta, offset + beta, s)
+    _check_finite_loss(loss, y, sample_weight, offset, beta)
+    smooth = loss.smoothness(y, offset - beta, offset + beta, sample_weight)
     _check_step(loss, step, smooth)
-    descent = _Descent(loss, y, s)
-
-    columns = MarginMatrix(m)  # atom directions a_j (identical ones merged)
-    hypotheses, scales = [], []
-    alpha = np.zeros(0)
-    alpha0 = 1.0  # weight of the zero atom
-    Z = np.zeros(m)  # F - offset = beta * A alpha
-    history = {name: [] for name in FW_HISTORY_COLUMNS}
-    path = WeightsPath()
-    status, gamma, direction, logged = "max_iter", 0.0, _INIT, None  # logged: the last update's path step
-    start = time.perf_counter()
-    kept = None  # (t, Z, alpha) of the last iterate t >= 1 with its row (see .interrupts)
-    try:
-        for t in range(n_estimators + 1):
-            F = offset + Z
-            g = -loss.gradient(F, y, s)
-            if np.any(g):
-                h, a, scale = lmo(g)
-                if not np.isfinite(beta * scale):  # FWBoost_R: beta / ||h~|| overflows (||h~|| ~ 1e-308)
-                    h, scale = _rescaled(h, lambda v: scale * v), 1.0
-                gap = float(g @ (beta * a - Z))
-            else:  # a stationary point: F is optimal, and no oracle can be asked with weights 0
-                gap = 0.0
-            for name, val in zip(FW_HISTORY_COLUMNS, (t, loss.value(F, y, s), gap, gamma, direction,
-                                                      int(np.count_nonzero(alpha)), beta * alpha.sum(),
-                                                      time.perf_counter() - start)):
-                history[name].append(val)
-            if t:  # iterate t is complete once its row (its FW gap) is: commit it, then log its update
-                kept = (t, Z, alpha)
-                path.append(alpha, logged)
-            if gap <= tol:
-                status = "converged"
-                break
-            if t == n_estimators:
-                break
-            if t and max_time is not None and time.perf_counter() - start >= max_time:
-                status = "max_time"
-                break
-            d, gamma_max, away = beta * a - Z, 1.0, None
-            if away_steps:
-                active = np.flatnonzero(alpha > 0.0)
-                scores = beta * (g @ columns.U[:, active])
-                k = int(np.argmin(scores)) if active.size else -1
-                # The zero atom scores <g, 0> = 0; it is the away atom when every other scores more.
-                if alpha0 > 0.0 and (k < 0 or scores[k] > 0.0):
-                    away, away_weight, away_score = -1, alpha0, 0.0
-                elif k >= 0:
-                    away, away_weight, away_score = int(active[k]), float(alpha[active[k]]), float(scores[k])
-                if away is not None and float(g @ Z) - away_score > gap and away_weight < 1.0:
-                    d = Z - (beta * columns.U[:, away] if away >= 0 else 0.0)
-                    gamma_max = away_weight / (1.0 - away_weight)
-                else:
-                    away = None
-            if away is None:  # a FW step: the oracle's atom joins the active set
-                j, is_new = columns.add(a)
-                if is_new:
-                    hypotheses.append(h)
-                    scales.append(scale)
-                    alpha = np.append(alpha, 0.0)
-            if step == "classic":
-                gamma = min(2.0 / (t + 2.0), gamma_max)
-            elif step == "short_step":
-                # smooth * dd = 0: the loss is linear along d (e.g. Huber outside its quadratic part,
-                # smoothness 0): the descent continues to gamma_max
-                curvature = smooth * float(d @ d)
-                gamma = gamma_max if curvature == 0.0 else min(gamma_max, float(g @ d) / curvature)
-            else:
-                gamma = exact_line_search(descent, F, d, gamma_max)
-            # alpha and Z become new arrays: ``kept`` holds the old ones
-            if away is None:
-                direction = _FW
-                alpha = alpha * (1.0 - gamma)
-                alpha0 *= 1.0 - gamma
-                alpha[j] += gamma
-                touched = [j]
-            else:
-                drop = gamma >= gamma_max
-                direction = _DROP if drop else _AWAY
-                alpha = alpha * (1.0 + gamma)
-                if away >= 0:
-                    alpha0 *= 1.0 + gamma
-                    alpha[away] = 0.0 if drop else alpha[away] - gamma
-                    touched = [away]
-                else:
-                    alpha0 = 0.0 if drop else (1.0 + gamma) * alpha0 - gamma
-                    touched = []
-            Z = Z + gamma * d
-            logged = (1.0 - gamma if away is None else 1.0 + gamma, touched)
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        t, Z, alpha = kept
-        status = "interrupted"
-        del hypotheses[alpha.shape[0]:], scales[alpha.shape[0]:]
-        history = {k: v[: t + 1] for k, v in history.items()}
-        if len(path) < t:  # cut between the commit and the log of its update
-            path.append(alpha, None)
-    history = {k: np.asarray(v) for k, v in history.items()}
-    return FWResult(hypotheses, np.asarray(scales, dtype=np.float64), alpha, float(beta), float(offset),
-                    offset + Z, float(history["loss"][-1]), float(history["gap"][-1]),
-                    len(path), status, history, path)
+    loop = FWBoostLoop(lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth)
+    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name="FWBoost")
 
 
 class _SoftmaxDescent:
@@ -371,9 +397,105 @@ class _SoftmaxDescent:
         return -np.exp(q - logsumexp(q))
 
 
-@single_blas_thread
+class _AdaState(NamedTuple):
+    """Iterate ``t`` of AdaBoost.FW with what its oracle call returned (never modified once built)."""
+
+    t: int  # updates so far
+    log_d: np.ndarray  # log D_t
+    log_mL: float  # log(m L_t)
+    coef: np.ndarray  # beta * alpha: the weights of the hypotheses
+    h: object  # the oracle's hypothesis at D_t
+    out: np.ndarray  # its outputs h(X)
+    u: np.ndarray  # y * h(X)
+    gap: float
+    loss: float  # L_t
+
+
+class AdaBoostFWLoop(RoundLoop):
+    """AdaBoost.FW (001 Algorithm 6) as a :class:`~marginboost.core.rounds.RoundLoop`: round
+    ``t`` reweights ``D_{t-1}`` by the step of iterate ``t - 1`` (nothing for ``t = 0``), then asks
+    the oracle at ``D_t``. Shared lists (hypotheses, outputs, distributions) are cut back to the
+    committed state at the start of each round; iterate 0 is recorded but not committed, as in
+    :class:`FWBoostLoop`."""
+
+    columns = FW_LOOP_COLUMNS
+    progress = ("loss", "gap")
+
+    def __init__(self, oracle, y, beta, step, tol, keep_distributions):
+        self.oracle, self.y, self.beta, self.step_rule, self.tol = oracle, y, beta, step, tol
+        self.keep_distributions = keep_distributions
+        self.atoms = MarginMatrix(y.shape[0])  # outputs h_j(X) (identical ones merged)
+        self.hypotheses: list = []
+        self.distributions: list = []  # D_t per iterate, with keep_distributions
+
+    def step(self, state, t):
+        m, beta = self.y.shape[0], self.beta
+        if state is None:  # iterate 0: D_0 uniform, L_0 = 1
+            log_d, log_mL, coef = np.full(m, -np.log(m)), np.log(m), np.zeros(0)
+            gamma, direction, logged = 0.0, _INIT, None
+        else:
+            n = state.coef.shape[0]  # drop what a rolled-back round added
+            self.atoms.truncate(n)
+            del self.hypotheses[n:], self.distributions[state.t + 1:]
+            log_d, log_mL, coef, gamma, logged = self._update(state)
+            direction = _FW
+        D = np.exp(log_d)
+        if self.keep_distributions:
+            self.distributions.append(D)
+        h, out = self.oracle(D)
+        u = self.y * np.asarray(out, dtype=np.float64)
+        L = np.exp(log_mL) / m
+        gap = float(L * (beta * (D @ u) + log_mL + D @ log_d))
+        new = _AdaState(t, log_d, log_mL, coef, h, out, u, gap, L)
+        row = {"loss": L, "gap": gap, "step": gamma, "direction": direction,
+               "n_active": int(np.count_nonzero(coef)), "l1_norm": float(np.abs(coef).sum())}
+        stop = Status.CONVERGED if gap <= self.tol else None
+        if t == 0:
+            return RoundOutcome(row, new, stop=stop, commit=False)
+        return RoundOutcome(row, new, stop=stop, path=(coef / beta, logged))
+
+    def _update(self, state):
+        """Iterate ``state.t + 1``: ``(log_d, log_mL, coef, gamma, path step)``, new arrays."""
+        beta, log_d, log_mL, coef, u = self.beta, state.log_d, state.log_mL, state.coef, state.u
+        j, is_new = self.atoms.add(state.out)
+        if is_new:
+            self.hypotheses.append(state.h)
+            coef = np.append(coef, 0.0)
+        delta = -log_d - beta * u
+        # slope: gap_t, the descent rate of L along the FW direction (read by 'short_step' only,
+        # which AdaBoost.FW does not take: no curvature)
+        gamma = step_size(self.step_rule, state.t, state.gap, None,
+                          lambda: exact_line_search(_SoftmaxDescent, log_d, delta - log_mL, 1.0))
+        # log_d and coef become new arrays: the committed state holds the old ones
+        log_d = log_d + gamma * delta
+        log_z = logsumexp(log_d)
+        log_d = log_d - log_z
+        log_mL = (1.0 - gamma) * log_mL + log_z
+        coef = coef * (1.0 - gamma)
+        coef[j] += gamma * beta
+        return log_d, log_mL, coef, gamma, (1.0 - gamma, [j])
+
+    def ensemble(self, state):
+        return self.hypotheses[: state.coef.shape[0]], state.coef, 0.0
+
+    def result(self, state, status, rounds):
+        n = state.coef.shape[0]
+        dists = np.asarray(self.distributions[: state.t + 1]) if self.keep_distributions else None
+        return FitResult(
+            hypotheses=self.hypotheses[:n],
+            weights=state.coef,
+            status=status,
+            n_iter=state.t,
+            history=rounds.history,
+            weights_path=rounds.weights_path,
+            final={"alpha": state.coef / self.beta, "scales": np.ones(n), "beta": float(self.beta),
+                   "F": -self.y * (state.log_mL + state.log_d), "loss": float(state.loss),
+                   "gap": float(state.gap), "distributions": dists},
+        )
+
+
 def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.0,
-                keep_distributions=False) -> FWResult:
+                keep_distributions=False, max_time=None, callbacks=(), verbose=0) -> FitResult:
     """AdaBoost.FW (001 Algorithm 6): FWBoost_C with ``L(F) = (1/m) sum_i exp(-y_i F_i)`` as
     AdaBoost-style reweighting; ``oracle`` is an :class:`~.weak_learners.EdgeOracle` on ``y``.
 
@@ -387,12 +509,20 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
         gap_t = L_t (beta edge_t + log(m L_t) + sum_i D_t(i) log D_t(i)).
 
     (``y_i F_t(x_i) = -log(m L_t D_t(i))`` gives the FW gap ``<-grad L, beta h - F>``.)
-    Steps: ``classic`` ``2 / (t + 2)``; ``line_search`` minimises
-    ``(1 - a) log(m L_t) + log Z_t(a)`` over [0, 1] (convex: a log-sum-exp of affine functions).
-    With ``keep_distributions`` the result carries ``distributions`` (one row per iterate).
-    At most ``n_estimators`` updates, the oracle called once more at the last iterate (its gap),
-    as in :func:`fwboost`; ``KeyboardInterrupt`` returns the last certified iterate after at
-    least one update (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
+    Steps (:mod:`marginboost.core.step_sizes`): ``classic`` ``2 / (t + 2)``; ``line_search``
+    minimises ``(1 - a) log(m L_t) + log Z_t(a)`` over [0, 1] (convex: a log-sum-exp of affine
+    functions). At most ``n_estimators`` updates, the oracle called once more at the last
+    iterate (its gap), as in :func:`fwboost`. The loop (:class:`AdaBoostFWLoop`) is driven by
+    :func:`~marginboost.core.rounds.run_rounds`: ``max_time`` stops it (status ``'max_time'``)
+    at the first certified iterate after that many seconds; ``KeyboardInterrupt`` returns the
+    last certified iterate after at least one update (status ``'interrupted'``,
+    :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose`` as there.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: ``weights`` the coefficients of the
+    hypotheses (``beta * alpha``), ``weights_path`` logging ``alpha`` after every update,
+    ``final`` holding ``alpha``, ``scales`` (ones), ``beta``, ``F`` (on the sample), ``loss``,
+    ``gap`` and, with ``keep_distributions``, ``distributions`` (``D_t``, one row per iterate;
+    None without).
     """
     if step not in ("classic", "line_search"):
         raise ValueError(f"step must be 'classic' or 'line_search' for AdaBoost.FW, got step={step!r}")
@@ -400,66 +530,6 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
         raise ValueError(f"beta must be > 0 (the l1 radius), got beta={beta!r}")
     y = np.asarray(y, dtype=np.float64)
     check_targets(ExponentialLoss(), y)
-    m = y.shape[0]
-    log_d = np.full(m, -np.log(m))
-    log_mL = np.log(m)
-    columns = MarginMatrix(m)
-    hypotheses, coef = [], np.zeros(0)
-    history = {name: [] for name in FW_HISTORY_COLUMNS}
-    path, dists = WeightsPath(), []
-    status, gamma, direction, logged = "max_iter", 0.0, _INIT, None  # logged: the last update's path step
-    start = time.perf_counter()
-    kept = None  # (t, log_d, log_mL, coef, logged) of the last iterate t >= 1 with its row (see .interrupts)
-    try:
-        for t in range(n_estimators + 1):
-            D = np.exp(log_d)
-            if keep_distributions:
-                dists.append(D)
-            h, out = oracle(D)
-            u = y * np.asarray(out, dtype=np.float64)
-            L = np.exp(log_mL) / m
-            gap = float(L * (beta * (D @ u) + log_mL + D @ log_d))
-            for name, val in zip(FW_HISTORY_COLUMNS, (t, L, gap, gamma, direction, int(np.count_nonzero(coef)),
-                                                      float(np.abs(coef).sum()), time.perf_counter() - start)):
-                history[name].append(val)
-            if t:  # iterate t is complete once its row (its FW gap) is: commit it, then log its update
-                kept = (t, log_d, log_mL, coef, logged)
-                path.append(coef / beta, logged)
-            if gap <= tol:
-                status = "converged"
-                break
-            if t == n_estimators:
-                break
-            j, is_new = columns.add(out)
-            if is_new:
-                hypotheses.append(h)
-                coef = np.append(coef, 0.0)
-            delta = -log_d - beta * u
-            if step == "classic":
-                gamma = 2.0 / (t + 2.0)
-            else:
-                gamma = exact_line_search(_SoftmaxDescent, log_d, delta - log_mL, 1.0)
-            direction = _FW
-            # log_d and coef become new arrays: ``kept`` holds the old ones
-            log_d = log_d + gamma * delta
-            log_z = logsumexp(log_d)
-            log_d = log_d - log_z
-            log_mL = (1.0 - gamma) * log_mL + log_z
-            coef = coef * (1.0 - gamma)
-            coef[j] += gamma * beta
-            logged = (1.0 - gamma, [j])
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        t, log_d, log_mL, coef, logged = kept
-        status = "interrupted"
-        del hypotheses[coef.shape[0]:], dists[t + 1:]
-        history = {k: v[: t + 1] for k, v in history.items()}
-        if len(path) < t:  # cut between the commit and the log of its update
-            # logged with its own step, not outright (None): the entry, and so the replayed
-            # weights (scale * previous, not coef / beta), are those of an uninterrupted run
-            path.append(coef / beta, logged)
-    history = {k: np.asarray(v) for k, v in history.items()}
-    return FWResult(hypotheses, np.ones(len(hypotheses)), coef / beta, float(beta), 0.0,
-                    -y * (log_mL + log_d), float(history["loss"][-1]), float(history["gap"][-1]),
-                    len(path), status, history, path, np.asarray(dists) if keep_distributions else None)
+    loop = AdaBoostFWLoop(oracle, y, beta, step, tol, keep_distributions)
+    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name="AdaBoost.FW")

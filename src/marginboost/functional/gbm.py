@@ -37,45 +37,33 @@ The initial constant is exact for the built-in losses: the weighted mean (square
 weighted median (absolute: the smallest y at which the cumulative weight reaches half),
 ``log(P+/P-)`` (logistic) and ``(1/2) log(P+/P-)`` (exponential) with ``P+-`` the weight of
 the labels +-1; otherwise the root of ``c -> sum_i grad L(c 1)_i`` (:func:`marginboost.functional.fwboost.best_constant`).
+
+The loop (:class:`GBMLoop`) is driven by :func:`marginboost.core.rounds.run_rounds`: round ``t``
+fits ``h_t``; round 0 records ``F_0`` (the constant alone) without committing it (no tree yet).
 """
 from __future__ import annotations
 
 import dataclasses
-import time
-from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.functional.fwboost import best_constant
-from marginboost.core.interrupts import keep_interrupted
 from marginboost.functional.losses import AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss, check_targets
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
-from marginboost.core.threads import single_blas_thread
 
-__all__ = ["GBM_HISTORY_COLUMNS", "GBMResult", "LEAF_UPDATES", "gbm", "initial_constant", "leaf_ids"]
+__all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "initial_constant", "leaf_ids"]
 
 LEAF_UPDATES = ("mean", "newton")
-# One row per iterate F_t, t = 0 (the constant alone), 1, ..., n_estimators.
-GBM_HISTORY_COLUMNS = (
-    "round",  # t
+# One row per iterate F_t, t = 0 (the constant alone), 1, ..., n_estimators. The driver adds
+# 'round' (t) first and 'time' (seconds since the fit started) last.
+GBM_LOOP_COLUMNS = (
     "loss",  # L(F_t) on the whole training sample (in-bag and out-of-bag)
-    "time",  # seconds since the fit started
 )
+GBM_HISTORY_COLUMNS = ("round",) + GBM_LOOP_COLUMNS + ("time",)
 # sklearn's _safe_divide: a leaf whose curvature sum is below this gets the value 0.
 _TINY_CURVATURE = 1e-150
-
-
-@dataclass
-class GBMResult:
-    """A GBM fit: ``F(x) = init + learning_rate * sum_t hypotheses[t](x)``."""
-
-    hypotheses: list
-    init: float
-    learning_rate: float
-    F: np.ndarray  # F on the training sample
-    loss: float
-    status: str = "max_iter"  # 'max_iter' (n_estimators rounds) | 'max_time' | 'interrupted' | 'diverged'
-    history: dict = field(default_factory=dict)
 
 
 def initial_constant(loss, y: np.ndarray, sample_weight=None) -> float:
@@ -140,17 +128,116 @@ def _check_newton(loss, learner) -> None:
                          f"(squared, huber, exponential, logistic), got loss={loss!r}")
 
 
-@single_blas_thread
+class _GBMState(NamedTuple):
+    """``F_t`` after round ``t`` (never modified once built)."""
+
+    t: int  # trees so far
+    F: np.ndarray  # F_t on the training sample
+    loss: float  # L(F_t)
+    rng_state: Any  # the subsampling generator's state after round t (None without subsampling)
+
+
+class GBMLoop(RoundLoop):
+    """GBM (module docstring) as a :class:`~marginboost.core.rounds.RoundLoop`: round ``t`` fits
+    ``h_t`` to the negative gradient at ``F_{t-1}`` and steps ``learning_rate`` along it.
+
+    The trees only grow, and the subsampling generator only advances: a round rolled back is cut
+    from the trees, and the generator set back to its state after the committed round, so a
+    warm start (:func:`~marginboost.core.rounds.continue_rounds`) draws what an uninterrupted fit
+    would. Round 0 (``F_0``, the constant) is recorded but not committed; round 1 starts from it.
+    """
+
+    columns = GBM_LOOP_COLUMNS
+    progress = ("loss",)
+
+    def __init__(self, learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng):
+        self.learner, self.X, self.loss, self.y, self.s = learner, X, loss, y, s
+        self.learning_rate, self.leaf_update, self.rng = learning_rate, leaf_update, rng
+        m = y.shape[0]
+        self.p = s / s.sum()
+        self.n_inbag = max(1, int(subsample * m))
+        self.oracle = learner.prepare(X) if self.n_inbag == m else None  # presorted once when every row is in bag
+        self.hypotheses: list = []
+        self.init: float | None = None
+
+    def _rng_state(self):
+        generator = getattr(self.rng, "bit_generator", None)
+        return generator.state if self.n_inbag < self.y.shape[0] and generator is not None else None
+
+    def step(self, state, t):
+        loss, X, y, s = self.loss, self.X, self.y, self.s
+        if state is None:  # round 0: F_0 = the loss-minimising constant
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                init = initial_constant(loss, y, s)
+                F = np.full(y.shape[0], init)
+                value = loss.value(F, y, s)
+            if not (np.isfinite(init) and np.isfinite(value)):
+                raise ValueError(f"loss={getattr(loss, 'name', loss)!r} is not finite at the initial constant "
+                                 f"F = {init:.6g}: y is too large for it (the loss overflows); rescale y")
+            self.init = init
+            return RoundOutcome({"loss": value}, _GBMState(0, F, value, self._rng_state()), commit=False)
+        del self.hypotheses[state.t:]  # drop what a rolled-back round added
+        if state.rng_state is not None:
+            self.rng.bit_generator.state = state.rng_state
+        m, F = y.shape[0], state.F
+        r = -loss.gradient(F, y, s) / self.p
+        s_fit = s
+        if self.n_inbag < m:
+            # Fit on the in-bag rows alone (not on all rows with weight 0): a cut then sits
+            # at the midpoint of two in-bag neighbours, as for a tree grown on the subsample.
+            inbag = np.sort(self.rng.choice(m, size=self.n_inbag, replace=False))
+            s_fit = np.zeros(m)
+            s_fit[inbag] = s[inbag]
+            h, _ = self.learner.prepare(X[inbag])(r[inbag], s[inbag])
+            out = h.predict(X)
+        else:
+            h, out = self.oracle(r, s)
+        if self.leaf_update == "newton":
+            h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            F_next = F + self.learning_rate * np.asarray(out, dtype=np.float64)
+            value = loss.value(F_next, y, s)
+        if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
+            return RoundOutcome(None, stop=Status.DIVERGED)  # this round overflowed: keep the rounds before it
+        self.hypotheses.append(h)
+        new = _GBMState(state.t + 1, F_next, value, self._rng_state())
+        weights = np.full(new.t, float(self.learning_rate))
+        return RoundOutcome({"loss": value}, new, path=(weights, (1.0, [new.t - 1])))
+
+    def ensemble(self, state):
+        return self.hypotheses[: state.t], np.full(state.t, float(self.learning_rate)), self.init
+
+    def result(self, state, status, rounds):
+        return FitResult(
+            hypotheses=self.hypotheses[: state.t],
+            weights=np.full(state.t, float(self.learning_rate)),
+            status=status,
+            n_iter=state.t,
+            history=rounds.history,
+            weights_path=rounds.weights_path,
+            offset=self.init,
+            final={"init": self.init, "learning_rate": float(self.learning_rate), "F": state.F,
+                   "loss": float(state.loss)},
+        )
+
+
 def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimators=100,
-        subsample=1.0, leaf_update="mean", rng=None, max_time=None) -> GBMResult:
+        subsample=1.0, leaf_update="mean", rng=None, max_time=None, callbacks=(), verbose=0) -> FitResult:
     """Run GBM (module docstring) with a :class:`~.weak_learners.regression.RegressionLearner`.
 
     ``rng`` (a ``numpy.random.Generator``) draws the in-bag samples when ``subsample < 1``.
-    Status ``'max_iter'`` after ``n_estimators`` rounds, ``'max_time'`` once ``max_time``
+    The loop (:class:`GBMLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`:
+    status ``'max_iter'`` after ``n_estimators`` rounds, ``'max_time'`` once ``max_time``
     seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
     :mod:`marginboost.core.interrupts`). ``'diverged'``: a round would have made ``F`` or the training loss
     overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``);
-    that round is dropped and the fit stops with the rounds before it.
+    that round is dropped and the fit stops with the rounds before it. ``callbacks``,
+    ``verbose`` as for :func:`~marginboost.core.rounds.run_rounds`.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_t weights[t]
+    hypotheses[t](x)`` with ``offset`` the initial constant and ``weights`` ``learning_rate``
+    for every tree; ``final`` holds ``init`` (the constant), ``learning_rate``, ``F`` (on the
+    training sample) and ``loss``.
 
     ``ValueError`` if the loss is not finite at the initial constant (``y`` too large for the
     loss) or a classification loss meets targets of one sign only (its minimiser is infinite).
@@ -168,63 +255,12 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimat
         _check_newton(loss, learner)
     m = y.shape[0]
     s = np.ones(m) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    p = s / s.sum()
     name = getattr(loss, "name", loss)
     one_sign = not (np.any((y > 0) & (s > 0)) and np.any((y < 0) & (s > 0)))
     if getattr(loss, "kind", "any") == "classification" and one_sign:
         raise ValueError(f"loss={name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
                          "loss then decreases without bound and its initial constant is infinite)")
-    n_inbag = max(1, int(subsample * m))
     rng = np.random.default_rng() if rng is None else rng
-    oracle = learner.prepare(X) if n_inbag == m else None  # presorted once when every row is in bag
-
-    start = time.perf_counter()
-    with np.errstate(over="ignore", invalid="ignore"):  # checked below
-        init = initial_constant(loss, y, s)
-        F = np.full(m, init)
-        value = loss.value(F, y, s)
-    if not (np.isfinite(init) and np.isfinite(value)):
-        raise ValueError(f"loss={name!r} is not finite at the initial constant F = {init:.6g}: y is too large "
-                         "for it (the loss overflows); rescale y")
-    rows = [(0, value, time.perf_counter() - start)]
-    hypotheses = []
-    status = "max_iter"
-    kept = None  # (t, F) after the last completed round (see .interrupts)
-    try:
-        for t in range(1, n_estimators + 1):
-            r = -loss.gradient(F, y, s) / p
-            s_fit = s
-            if n_inbag < m:
-                # Fit on the in-bag rows alone (not on all rows with weight 0): a cut then sits
-                # at the midpoint of two in-bag neighbours, as for a tree grown on the subsample.
-                inbag = np.sort(rng.choice(m, size=n_inbag, replace=False))
-                s_fit = np.zeros(m)
-                s_fit[inbag] = s[inbag]
-                h, _ = learner.prepare(X[inbag])(r[inbag], s[inbag])
-                out = h.predict(X)
-            else:
-                h, out = oracle(r, s)
-            if leaf_update == "newton":
-                h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                F_next = F + learning_rate * np.asarray(out, dtype=np.float64)
-                value = loss.value(F_next, y, s)
-            if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
-                status = "diverged"  # this round overflowed: keep the rounds before it
-                break
-            F = F_next
-            hypotheses.append(h)
-            rows.append((t, value, time.perf_counter() - start))
-            kept = (t, F)
-            if max_time is not None and time.perf_counter() - start >= max_time:
-                status = "max_time"
-                break
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        t, F = kept
-        status = "interrupted"
-        del hypotheses[t:], rows[t + 1:]
-    history = {name: np.asarray(col) for name, col in zip(GBM_HISTORY_COLUMNS, zip(*rows))}
-    history["round"] = history["round"].astype(np.int64)
-    return GBMResult(hypotheses, init, float(learning_rate), F, float(rows[-1][1]), status, history)
+    loop = GBMLoop(learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng)
+    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name="GBM")

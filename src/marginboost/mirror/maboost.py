@@ -31,7 +31,8 @@ With the entropy and the simplex both updates are AdaBoost's multiplicative upda
 ``1/2 ln((1 + gamma_t)/(1 - gamma_t))`` (002 after eq. 15).
 
 The variants (:func:`maboost`, :func:`madaboost`) change only ``K``, the step or the
-projection; the loop is :func:`mirror_ascent_boost`. :func:`adaboost` is plain AdaBoost in
+projection; the loop is :class:`MirrorAscentLoop`, run by :func:`mirror_ascent_boost` through
+the round driver :func:`marginboost.core.rounds.run_rounds`. :func:`adaboost` is plain AdaBoost in
 the same loop (the baseline of the speed benchmark).
 
 Sample weights ``s`` (positive, scaled to sum ``m``) mean replication: example ``i`` stands
@@ -45,25 +46,23 @@ summed over copies: ``L`` is still ``m`` (the number of copies) for l2, a copy's
 """
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.mirror import bregman
 from marginboost.mirror.bregman import REGULARIZERS, mirror_map
-from marginboost.core.interrupts import keep_interrupted
-from marginboost.core.threads import single_blas_thread
 
 UPDATES = ("active", "lazy")
 VARIANTS = ("normal", "maxmargin", "smooth", "combined", "sparse")
 MADABOOST_STEPS = ("paper", "adaboost")
 
 # One row per round t: the distribution w_t handed to the weak learner, and the ensemble
-# f_t = sum_{s <= t} eta_s h_s after the update that follows.
-HISTORY_COLUMNS = (
-    "round",  # t
+# f_t = sum_{s <= t} eta_s h_s after the update that follows. The driver adds 'round' (t)
+# first and 'time' (seconds since the start, at the end of round t) last.
+LOOP_COLUMNS = (
     "edge",  # gamma_t = w_t @ u_t
     "step",  # eta_t, the coefficient of h_t
     "penalty",  # alpha_t, SparseBoost's l1 factor (0 elsewhere)
@@ -73,8 +72,8 @@ HISTORY_COLUMNS = (
     "entropy",  # -sum_i w_t,i ln w_t,i (nats; ln m is uniform)
     "max_weight",  # max_i w_t,i
     "n_zero",  # number of examples with w_t,i = 0
-    "time",  # seconds since the start, at the end of round t
 )
+HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
 
 
 @dataclass(frozen=True)
@@ -162,106 +161,114 @@ class MirrorAscent:
     base: np.ndarray | None = None
 
 
-@dataclass
-class MABoostResult:
-    """What a run produces: ``f = sum_t coefs[t] hypotheses[t]``."""
+class MirrorAscentLoop(RoundLoop):
+    """Algorithm 1 of 002 with ``parts`` as a :class:`~marginboost.core.rounds.RoundLoop`.
 
-    hypotheses: list
-    coefs: np.ndarray
-    distribution: np.ndarray  # w_{T+1}, the distribution after the last update
-    margins: np.ndarray  # y_i f(x_i) / sum_t eta_t on the training sample
-    n_iter: int
-    status: str  # 'max_iter' | 'no_edge' | 'zero_weights' | 'max_time' | 'interrupted'
-    history: dict = field(default_factory=dict)
-    distributions: np.ndarray | None = None  # (T, m): w_t of every round, if kept
+    The committed state is ``(n, x, theta, margins, total)``: the rounds (= hypotheses) so far,
+    ``x_{n+1}``, the lazy update's accumulator ``theta_{n+1}``, ``sum_s eta_s u_s`` and
+    ``sum_s eta_s``. The hypotheses, the steps and the kept distributions only grow; a round
+    rolled back (Ctrl-C) is cut from them by ``n``.
+    """
+
+    columns = LOOP_COLUMNS
+    progress = ("edge", "train_error")
+
+    def __init__(self, oracle, y: np.ndarray, parts: MirrorAscent, keep_distributions: bool = False):
+        self.oracle, self.parts, self.keep_distributions = oracle, parts, keep_distributions
+        self.y = np.asarray(y, dtype=np.float64)
+        self.hypotheses: list = []
+        self.coefs: list = []  # eta_t
+        self.kept: list = []  # w_t, with keep_distributions
+
+    def _mirror(self, v):
+        """``grad R``, per copy."""
+        base = self.parts.base
+        return mirror_map(self.parts.regularizer, v if base is None else v / base)
+
+    def _start(self):
+        x = self.parts.x1.copy()
+        return 0, x, self._mirror(x), np.zeros(self.y.shape[0]), 0.0
+
+    def step(self, state, t):
+        """Round ``t``: ask the weak learner with ``w_t``, step ``eta_t``, project to ``x_{t+1}``."""
+        n, x, theta, margins, total = state if state is not None else self._start()
+        del self.hypotheses[n:], self.coefs[n:], self.kept[n:]  # drop what a rolled-back round added
+        parts, y = self.parts, self.y
+        mass = float(x.sum())
+        w = x / mass if parts.normalize else x
+        h, hx = self.oracle(w)
+        u = y * np.asarray(hx, dtype=np.float64)
+        edge = float(w @ u)
+        if not edge > 0.0:
+            return RoundOutcome(None, stop=Status.NO_EDGE)
+        eta = float(parts.step(t, edge, mass))
+        if not eta > 0.0:  # an edge lost in rounding (or a step underflowing): nothing to add either
+            return RoundOutcome(None, stop=Status.NO_EDGE)
+        alpha = float(parts.penalty(eta, edge, mass))
+        base = self._mirror(x) if parts.update == "active" else theta
+        theta = base - eta * u
+        x = parts.project(theta, alpha)
+        self.hypotheses.append(h)
+        self.coefs.append(eta)
+        margins = margins + eta * u  # a new array: the committed state holds the old one
+        total += eta
+        if self.keep_distributions:
+            self.kept.append(w)
+        positive = w[w > 0]
+        wrong = np.where(y > 0, margins <= 0, margins < 0)  # sign(0) predicts the negative class
+        row = {"edge": edge, "step": eta, "penalty": alpha, "mass": mass, "train_error": wrong.mean(),
+               "min_margin": margins.min() / total, "entropy": -float(positive @ np.log(positive)),
+               "max_weight": w.max(), "n_zero": w.shape[0] - positive.shape[0]}
+        stop = None if x.sum() > 0.0 else Status.ZERO_WEIGHTS
+        return RoundOutcome(row, (n + 1, x, theta, margins, total), stop=stop)
+
+    def ensemble(self, state):
+        """The hypotheses and steps ``eta_t`` of the model at ``state``; no offset."""
+        n = state[0]
+        return self.hypotheses[:n], np.asarray(self.coefs[:n], dtype=np.float64), 0.0
+
+    def result(self, state, status, rounds):
+        """The fit at ``state``: ``weights`` are the steps ``eta_t``; ``final`` as in :func:`mirror_ascent_boost`."""
+        # state None: the first round found no edge; the model is empty, as before any round
+        n, x, _, margins, total = state if state is not None else self._start()
+        mass = x.sum()
+        kept = self.kept[:n]
+        return FitResult(
+            hypotheses=self.hypotheses[:n],
+            weights=np.asarray(self.coefs[:n], dtype=np.float64),
+            status=status,
+            n_iter=n,
+            history=rounds.history,
+            final={
+                "distribution": x / mass if self.parts.normalize and mass > 0 else x,
+                "margins": margins / total if total > 0 else margins,
+                "distributions": (np.asarray(kept).reshape(len(kept), self.y.shape[0])
+                                  if self.keep_distributions else None),
+            },
+        )
 
 
-@single_blas_thread
 def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: int,
-                        keep_distributions: bool = False, max_time: float | None = None) -> MABoostResult:
+                        keep_distributions: bool = False, max_time: float | None = None,
+                        callbacks=(), verbose: int = 0) -> FitResult:
     """Run Algorithm 1 of 002 with ``parts`` for at most ``max_iter`` weak-learner calls.
 
+    The loop is :class:`MirrorAscentLoop`, driven by :func:`~marginboost.core.rounds.run_rounds`.
     Stops early when the weak learner returns an edge ``<= 0`` or one whose step ``eta_t`` is 0
-    ('no_edge': nothing to add),
+    ('no_edge': nothing to add, the round is not kept),
     when SparseBoost's weights all vanish ('zero_weights') or after ``max_time`` seconds
     ('max_time'). An edge of 1 does not stop it: with l2 the examples of weight 0 may still be
     misclassified. ``KeyboardInterrupt``: the rounds completed ('interrupted', :mod:`marginboost.core.interrupts`).
+    ``callbacks``, ``verbose``: as for :func:`~marginboost.core.rounds.run_rounds`.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: ``f = sum_t weights[t] hypotheses[t]``
+    (``weights[t] = eta_t``), and in ``final``: ``distribution`` (``w_{T+1}``, the distribution
+    after the last update), ``margins`` (``y_i f(x_i) / sum_t eta_t`` on the training sample) and
+    ``distributions`` ((T, m): ``w_t`` of every round with ``keep_distributions``, else None).
     """
-    start = time.perf_counter()
-    y = np.asarray(y, dtype=np.float64)
-    x = parts.x1.copy()
-
-    def mirror(v):  # grad R, per copy
-        return mirror_map(parts.regularizer, v if parts.base is None else v / parts.base)
-
-    theta = mirror(x)  # the lazy update's accumulator
-    margins = np.zeros(y.shape[0])  # sum_s eta_s u_s
-    total = 0.0
-    rows = {c: [] for c in HISTORY_COLUMNS}
-    hypotheses, coefs, kept = [], [], []
-    status = "max_iter"
-    done = None  # (t, x, margins, total) after the last completed round (see .interrupts)
-    try:
-        for t in range(1, max_iter + 1):
-            mass = float(x.sum())
-            w = x / mass if parts.normalize else x
-            h, hx = oracle(w)
-            u = y * np.asarray(hx, dtype=np.float64)
-            edge = float(w @ u)
-            if not edge > 0.0:
-                status = "no_edge"
-                break
-            eta = float(parts.step(t, edge, mass))
-            if not eta > 0.0:  # an edge lost in rounding (or a step underflowing): nothing to add either
-                status = "no_edge"
-                break
-            alpha = float(parts.penalty(eta, edge, mass))
-            base = mirror(x) if parts.update == "active" else theta
-            theta = base - eta * u
-            x = parts.project(theta, alpha)
-            hypotheses.append(h)
-            coefs.append(eta)
-            margins = margins + eta * u  # a new array: ``done`` holds the old one
-            total += eta
-            if keep_distributions:
-                kept.append(w)
-            positive = w[w > 0]
-            wrong = np.where(y > 0, margins <= 0, margins < 0)  # sign(0) predicts the negative class
-            for key, value in (("round", t), ("edge", edge), ("step", eta), ("penalty", alpha),
-                               ("mass", mass), ("train_error", wrong.mean()),
-                               ("min_margin", margins.min() / total),
-                               ("entropy", -float(positive @ np.log(positive))), ("max_weight", w.max()),
-                               ("n_zero", w.shape[0] - positive.shape[0]),
-                               ("time", time.perf_counter() - start)):
-                rows[key].append(value)
-            done = (t, x, margins, total)
-            if not x.sum() > 0.0:
-                status = "zero_weights"
-                break
-            if max_time is not None and time.perf_counter() - start >= max_time:
-                status = "max_time"
-                break
-    except KeyboardInterrupt:
-        if not keep_interrupted(done):
-            raise
-        t, x, margins, total = done
-        status = "interrupted"
-        del hypotheses[t:], coefs[t:], kept[t:]
-        rows = {k: v[:t] for k, v in rows.items()}
-    history = {k: np.asarray(v, dtype=np.int64 if k in ("round", "n_zero") else np.float64)
-               for k, v in rows.items()}
-    mass = x.sum()
-    final = x / mass if parts.normalize and mass > 0 else x
-    return MABoostResult(
-        hypotheses=hypotheses,
-        coefs=np.asarray(coefs, dtype=np.float64),
-        distribution=final,
-        margins=margins / total if total > 0 else margins,
-        n_iter=len(hypotheses),
-        status=status,
-        history=history,
-        distributions=np.asarray(kept).reshape(len(kept), y.shape[0]) if keep_distributions else None,
-    )
+    loop = MirrorAscentLoop(oracle, y, parts, keep_distributions)
+    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+                      name="mirror ascent boost")
 
 
 # ----------------------------------------------------------------------------- assemblies
@@ -443,9 +450,9 @@ __all__ = [
     "AdaBoostStep",
     "EdgeStep",
     "HISTORY_COLUMNS",
-    "MABoostResult",
     "MaxMarginStep",
     "MirrorAscent",
+    "MirrorAscentLoop",
     "SparsePenalty",
     "VARIANTS",
     "adaboost",

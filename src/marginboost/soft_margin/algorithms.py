@@ -55,10 +55,12 @@ def run(
     max_iter: int = 1000,
     max_time: float | None = None,
     weights: np.ndarray | None = None,
+    **options,
 ) -> FitResult:
     """Fit the assembled algorithm with a prepared weak-learner ``oracle``.
 
-    ``weights`` are optional example weights scaled to mean 1 (see :mod:`marginboost.soft_margin.objectives`).
+    ``weights`` are optional example weights scaled to mean 1 (see :mod:`marginboost.soft_margin.objectives`);
+    ``options`` (``callbacks``, ``verbose``, ``name``) go to :func:`~marginboost.core.rounds.run_rounds`.
     """
     m = y.shape[0]
     smoothed = SmoothedSoftMargin(nu, entropy_eta(m, nu, eps), weights)
@@ -67,4 +69,4 @@ def run(
     secondary = resolve_secondary(assembly.secondary)
     if secondary is not None:
         secondary.start(m, nu, smoothed, eps)
-    return boost(oracle, y, objective, eps, fw_rule, secondary, smoothed, max_iter, max_time)
+    return boost(oracle, y, objective, eps, fw_rule, secondary, smoothed, max_iter, max_time, **options)

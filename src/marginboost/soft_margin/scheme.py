@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from marginboost.core.margin_matrix import MarginMatrix
-from marginboost.core.rounds import FitResult, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
 from marginboost.soft_margin.secondary import Candidate
@@ -56,7 +56,7 @@ UPDATE_INIT, UPDATE_FW, UPDATE_SECONDARY, UPDATE_NONE = 0, 1, 2, 3
 UPDATE_NAMES = {UPDATE_INIT: "init", UPDATE_FW: "fw", UPDATE_SECONDARY: "secondary", UPDATE_NONE: "none (stopped)"}
 
 
-class SoftMarginLoop:
+class SoftMarginLoop(RoundLoop):
     """Algorithm 1 of 000 as a :class:`~marginboost.core.rounds.RoundLoop`.
 
     The committed state is ``(w, q, value, d, best_edge)``: the weights, their margins
@@ -76,7 +76,7 @@ class SoftMarginLoop:
         self.smoothed = smoothed if smoothed is not None else objective
         self.reported = SoftMargin(objective.nu, objective.weights)
         self.tol = objective.stop_tol(eps)
-        self.columns_ = MarginMatrix(y.shape[0])
+        self.matrix = MarginMatrix(y.shape[0])
         self.hypotheses: list = []
 
     def _start(self):
@@ -87,7 +87,7 @@ class SoftMarginLoop:
     def step(self, state, round_):
         w, q, value, d, best_edge = state if state is not None else self._start()
         if w is not None:  # drop what a rolled-back round added
-            self.columns_.truncate(w.shape[0])
+            self.matrix.truncate(w.shape[0])
             del self.hypotheses[w.shape[0]:]
         t0 = time.perf_counter()
         h, pred = self.oracle(d)
@@ -95,7 +95,7 @@ class SoftMarginLoop:
         u = self.y * np.asarray(pred, dtype=np.float64)
         edge = float(d @ u)
         best_edge = min(best_edge, edge)
-        j_new, is_new = self.columns_.add(u)
+        j_new, is_new = self.matrix.add(u)
         if is_new:
             self.hypotheses.append(h)
         stop = None
@@ -103,7 +103,7 @@ class SoftMarginLoop:
             stop = Status.CONVERGED
             update, step = UPDATE_NONE, (1.0, [])
         else:
-            update, w, q, value, d, step = _update(self.columns_.U, w, q, d, j_new, is_new, round_, self.fw_rule,
+            update, w, q, value, d, step = _update(self.matrix.U, w, q, d, j_new, is_new, round_, self.fw_rule,
                                                    self.secondary, self.objective, self.smoothed)
         t2 = time.perf_counter()
         row = {"n_hypotheses": w.shape[0], "soft_margin": self.reported.value(q), "objective": value,
@@ -141,6 +141,7 @@ def boost(
     max_time: float | None = None,
     callbacks=(),
     verbose: int = 0,
+    name: str = "soft-margin boost",
 ) -> FitResult:
     """Run Algorithm 1 of 000 with the given parts.
 
@@ -165,7 +166,7 @@ def boost(
     """
     loop = SoftMarginLoop(oracle, y, objective, eps, fw_rule, secondary, smoothed)
     return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
-                      name="soft-margin boost")
+                      name=name)
 
 
 def _update(U, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):

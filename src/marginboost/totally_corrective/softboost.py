@@ -28,24 +28,28 @@ Iteration bound (both papers): each projection raises ``Delta(d^t, d^0)`` by at 
 while ``d^t @ u_t <= gamma_hat_t``), and ``Delta <= ln(m/nu)`` on ``P(m, nu)``, so at most
 ``ceil(2 ln(m/nu) / delta^2)`` rounds (TotalBoost: ``ceil(2 ln(m) / delta^2)``). The
 history records ``Delta(d^t, d^0)`` per round so that tests can check that step.
+
+The loop is :class:`SoftBoostLoop`, run by the round driver
+:func:`marginboost.core.rounds.run_rounds`; the margin columns are kept in a
+:class:`~marginboost.core.margin_matrix.MarginMatrix` (appended to, never copied).
 """
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass
 
 import numpy as np
 
-from marginboost.core.rounds import WeightsPath
-from marginboost.totally_corrective.edge_projection import project_onto_edge_constraints
-from marginboost.core.interrupts import keep_interrupted
+from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.soft_margin.objectives import soft_margin
 from marginboost.soft_margin.restricted_lp import RestrictedMasterLP
-from marginboost.core.threads import single_blas_thread
+from marginboost.totally_corrective.edge_projection import project_onto_edge_constraints
 
-HISTORY_COLUMNS = (
-    "round",  # weak-learner calls so far
+__all__ = ["HISTORY_COLUMNS", "SoftBoostLoop", "iteration_bound", "softboost"]
+
+# One row per round (weak-learner call). The driver adds 'round' (weak-learner calls so far)
+# first and 'time' (seconds since the start, at the end of the round) last.
+LOOP_COLUMNS = (
     "edge",  # gamma_t = d^{t-1} @ u_t
     "best_edge",  # min_{q <= t} gamma_q
     "target",  # gamma_hat_t = best_edge - delta
@@ -53,8 +57,8 @@ HISTORY_COLUMNS = (
     "soft_margin",  # soft margin of U_t w_t (the LP weights), recomputed from the margins
     "entropy",  # Delta(d^t, uniform) of the projection (nan in the stopping round)
     "projection_kkt",  # KKT residual of the projection (edge violation), nan in the stopping round
-    "time",  # seconds since the start, at the end of this round
 )
+HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
 
 _STOP_TOL = 1e-9
 
@@ -64,91 +68,104 @@ def iteration_bound(m: int, nu: float, delta: float) -> int:
     return max(math.ceil(2.0 * math.log(m / nu) / delta**2), 1)
 
 
-@dataclass
-class TotalCorrectiveResult:
-    """Hypotheses, LP weights, final soft margin, status and per-round history."""
+class SoftBoostLoop(RoundLoop):
+    """SoftBoost (``nu = 1``: TotalBoost) as a :class:`~marginboost.core.rounds.RoundLoop`.
 
-    hypotheses: list
-    weights: np.ndarray
-    soft_margin: float
-    n_iter: int
-    status: str  # 'converged' | 'max_iter' | 'max_time' | 'interrupted'
-    history: dict
-    weights_path: WeightsPath
+    The committed state is ``(w, d, beta, best_edge)``: the LP weights over the distinct
+    columns so far, the distribution ``d^t`` the next round asks the weak learner with, the
+    projection's multipliers (one per column, its next warm start) and the smallest edge so
+    far. The hypotheses, the margin matrix ``U`` (:class:`~marginboost.core.margin_matrix.MarginMatrix`)
+    and the restricted LP only grow; a round rolled back (Ctrl-C) is cut from them by the
+    length of ``w`` (the LP, which cannot drop a row, is rebuilt from the columns kept).
+    """
+
+    columns = LOOP_COLUMNS
+    progress = ("soft_margin", "target")  # it stops once the LP value reaches the target
+
+    def __init__(self, oracle, y: np.ndarray, nu: float, delta: float):
+        self.oracle, self.y, self.nu, self.delta = oracle, y, nu, delta
+        self.margins = MarginMatrix(y.shape[0])
+        self.lp = RestrictedMasterLP(y.shape[0], nu)
+        self.hypotheses: list = []
+
+    def _start(self):
+        m = self.y.shape[0]
+        return np.zeros(0), np.full(m, 1.0 / m), np.zeros(0), np.inf
+
+    def _rollback(self, n: int) -> None:
+        """Forget the columns (and hypotheses, LP rows) past the first ``n``."""
+        self.margins.truncate(n)
+        del self.hypotheses[n:]
+        if self.lp.n_rows > n:
+            self.lp = RestrictedMasterLP(self.y.shape[0], self.nu)
+            U = self.margins.U
+            for j in range(n):
+                self.lp.add_hypothesis(U[:, j])
+
+    def step(self, state, round_):
+        """One round: ``h_t = WL(d^{t-1})``, the LP over ``h_1..h_t``, and the stop or the projection ``d^t``."""
+        w, d, beta, best_edge = state if state is not None else self._start()
+        self._rollback(w.shape[0])
+        h, pred = self.oracle(d)
+        u = self.y * np.asarray(pred, dtype=np.float64)
+        edge = float(d @ u)
+        best_edge = min(best_edge, edge)
+        target = best_edge - self.delta
+        _, is_new = self.margins.add(u)
+        if is_new:
+            self.hypotheses.append(h)
+            self.lp.add_hypothesis(u)
+            beta = np.append(beta, 0.0)
+        w, _, rho = self.lp.solve()
+        U = self.margins.U
+        entropy = kkt = math.nan
+        stop = None
+        if rho >= target - _STOP_TOL:  # projection infeasible or on a face d_i = 0
+            stop = Status.CONVERGED
+        else:
+            proj = project_onto_edge_constraints(U, target, self.nu, beta0=beta)
+            d, beta, entropy, kkt = proj.d, proj.beta, proj.entropy, proj.kkt
+        row = {"edge": edge, "best_edge": best_edge, "target": target, "lp_value": rho,
+               "soft_margin": soft_margin(U @ w, self.nu), "entropy": entropy, "projection_kkt": kkt}
+        return RoundOutcome(row, (w, d, beta, best_edge), stop=stop, path=(w, None))
+
+    def ensemble(self, state):
+        """The distinct hypotheses and their LP weights at ``state``; no offset."""
+        w = state[0]
+        return self.hypotheses[: w.shape[0]], w, 0.0
+
+    def result(self, state, status, rounds):
+        """The fit at ``state``: LP ``weights`` and, in ``final``, their ``soft_margin``."""
+        w = state[0] if state is not None else np.zeros(0)  # None: no round ran (max_rounds=0)
+        margins = rounds.history["soft_margin"]
+        return FitResult(
+            hypotheses=self.hypotheses[: w.shape[0]],
+            weights=w,
+            status=status,
+            n_iter=rounds.n_rounds,
+            history=rounds.history,
+            weights_path=rounds.weights_path,
+            final={"soft_margin": float(margins[-1]) if margins.shape[0] else math.nan},
+        )
 
 
-@single_blas_thread
 def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int,
-              max_time: float | None = None) -> TotalCorrectiveResult:
+              max_time: float | None = None, callbacks=(), verbose: int = 0) -> FitResult:
     """Run SoftBoost with capping ``nu`` (``nu = 1``: TotalBoost) and accuracy ``delta``.
 
-    At most ``max_iter`` rounds and, if given, ``max_time`` seconds (status ``'max_time'``);
+    The loop is :class:`SoftBoostLoop`, driven by :func:`~marginboost.core.rounds.run_rounds`:
+    at most ``max_iter`` rounds and, if given, ``max_time`` seconds (status ``'max_time'``);
     ``KeyboardInterrupt`` returns the rounds completed (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
+    ``callbacks``, ``verbose``: as for :func:`~marginboost.core.rounds.run_rounds`.
 
     ``oracle(d) -> (hypothesis, predictions on X)`` as in :mod:`.weak_learners.base`.
     A hypothesis whose margin column repeats an earlier one adds no constraint that is not
     already there (its edge still lowers ``gamma_hat``); it is not stored twice.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: the hypotheses, their LP weights
+    (``weights``, on the simplex), the weights path, and in ``final`` the ``soft_margin`` of the
+    final weights.
     """
-    m = y.shape[0]
-    lp = RestrictedMasterLP(m, nu)
-    columns: dict[bytes, int] = {}
-    U = np.empty((m, 0))
-    hypotheses: list = []
-    history = {name: [] for name in HISTORY_COLUMNS}
-    path = WeightsPath()
-    d = np.full(m, 1.0 / m)
-    beta = np.zeros(0)
-    best_edge = np.inf
-    status = "max_iter"
-    start = time.perf_counter()
-    kept = None  # (t, w) after the last completed round (see .interrupts)
-    try:
-        for t in range(1, max_iter + 1):
-            h, pred = oracle(d)
-            u = y * np.asarray(pred, dtype=np.float64)
-            edge = float(d @ u)
-            best_edge = min(best_edge, edge)
-            target = best_edge - delta
-            key = u.tobytes()
-            if key not in columns:
-                columns[key] = U.shape[1]
-                U = np.column_stack([U, u])
-                hypotheses.append(h)
-                lp.add_hypothesis(u)
-                beta = np.append(beta, 0.0)
-            w, _, rho = lp.solve()
-            entropy = kkt = math.nan
-            if rho >= target - _STOP_TOL:  # projection infeasible or on a face d_i = 0
-                status = "converged"
-            else:
-                proj = project_onto_edge_constraints(U, target, nu, beta0=beta)
-                d, beta, entropy, kkt = proj.d, proj.beta, proj.entropy, proj.kkt
-            row = (t, edge, best_edge, target, rho, soft_margin(U @ w, nu), entropy, kkt,
-                   time.perf_counter() - start)
-            for name, value in zip(HISTORY_COLUMNS, row):
-                history[name].append(value)
-            kept = (t, w)
-            path.append(w, None)
-            if status == "converged":
-                break
-            if max_time is not None and time.perf_counter() - start >= max_time:
-                status = "max_time"
-                break
-    except KeyboardInterrupt:
-        if not keep_interrupted(kept):
-            raise
-        t, w = kept
-        status = "interrupted"
-        del hypotheses[w.shape[0]:]
-        history = {k: v[:t] for k, v in history.items()}
-        if len(path) < t:  # cut between the commit and the log of its weights
-            path.append(w, None)
-    return TotalCorrectiveResult(
-        hypotheses=hypotheses,
-        weights=w,
-        soft_margin=history["soft_margin"][-1],
-        n_iter=t,
-        status=status,
-        history={k: np.asarray(v) for k, v in history.items()},
-        weights_path=path,
-    )
+    loop = SoftBoostLoop(oracle, y, nu, delta)
+    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+                      name="TotalBoost" if nu == 1.0 else "SoftBoost")

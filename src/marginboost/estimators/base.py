@@ -1,0 +1,229 @@
+"""What every estimator of the package shares: parameters, the fit template, the weighted vote.
+
+Every booster is a loop driven by :func:`marginboost.core.rounds.run_rounds`; its estimator
+adds the scikit-learn front end. :class:`BoostingEstimator` gives all of them, once:
+
+* the shared parameters and their constraints: ``max_iter`` (the iteration cap), ``max_time``,
+  ``verbose``, ``callbacks``, ``early_stopping`` / ``validation_fraction`` /
+  ``n_iter_no_change``, ``warm_start`` (:data:`COMMON_PARAMETER_CONSTRAINTS`);
+* the fit template (:meth:`BoostingEstimator._fit_rounds`): validated data in, the loop's
+  :class:`~marginboost.core.rounds.FitResult` out, with the validation split, the callbacks,
+  the progress output and a warm start arranged around the estimator's own ``_start_loop``;
+* one warning policy for a fit that stopped before its stopping rule held
+  (:meth:`BoostingEstimator._warn_unfinished`);
+* the weighted vote ``f(x) = offset + sum_j w_j h_j(x)`` (:func:`weighted_vote`).
+
+``verbose`` (0: silent; k >= 1: a line every k rounds with the round, the loop's objective
+and gap (or loss), and the time elapsed, on stderr; on a terminal one line redrawn in place
+with a progress bar). ``callbacks``: callables ``fn(record)`` run after every round with a
+:class:`~marginboost.core.rounds.RoundRecord` (``record.round``, ``record.row``: the history
+row, ``record.ensemble()``: the model so far); one returning True stops the fit (``status_ ==
+'callback'``). ``early_stopping=True``: ``validation_fraction`` of the training set (or the
+``eval_set`` given to ``fit``) is held out, the model scored on it after every round (accuracy
+for classifiers, negative mean squared error for regressors), and the fit stops
+(``status_ == 'early_stopping'``) once ``n_iter_no_change`` rounds in a row did not improve the
+best score, as scikit-learn's ``HistGradientBoosting*`` and LightGBM do; the model kept is the
+last one (``best_iteration_`` names the best round). ``warm_start=True``: a second ``fit`` on the
+same data continues the rounds of the first, up to ``max_iter`` in all.
+"""
+from __future__ import annotations
+
+import hashlib
+import numbers
+from itertools import compress
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import train_test_split
+
+from marginboost.core.interrupts import warn_interrupted
+from marginboost.core.rounds import Status, continue_rounds
+from marginboost.estimators.compat import Interval
+from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
+
+__all__ = ["COMMON_PARAMETER_CONSTRAINTS", "BoostingEstimator", "DegenerateModelWarning", "EarlyStopping",
+           "weighted_vote"]
+
+COMMON_PARAMETER_CONSTRAINTS = {
+    "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+    "verbose": [Interval(numbers.Integral, 0, None, closed="left"), "boolean"],
+    "callbacks": [list, tuple, callable, None],
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+    "warm_start": ["boolean"],
+}
+# The statuses of a fit that ended as asked, not short of its stopping rule.
+_FINISHED = {Status.CONVERGED, Status.CALLBACK, Status.EARLY_STOPPING, Status.PERFECT, Status.NO_EDGE,
+             Status.SEPARATED, Status.NO_PROGRESS, Status.PATH_END, Status.ZERO_WEIGHTS, Status.DIVERGED}
+
+
+class DegenerateModelWarning(UserWarning):
+    """A fit reached its optimum, but the model it found does not classify (e.g. its weights
+    cancel, and its decision is 0 on the training examples)."""
+
+
+def weighted_vote(hypotheses, weights: np.ndarray, X: np.ndarray, offset: float = 0.0) -> np.ndarray:
+    """``offset + sum_j weights[j] h_j(X)`` over the hypotheses of nonzero weight, accumulated
+    one hypothesis at a time (no n x t matrix of outputs)."""
+    used = np.asarray(weights) != 0.0
+    score = np.full(X.shape[0], float(offset))
+    for w, out in zip(np.asarray(weights)[used], iter_outputs(compress(hypotheses, used), X)):
+        score += w * out
+    return score
+
+
+class EarlyStopping:
+    """A round callback: score the model on held-out ``(X, y)`` and stop once ``patience`` rounds
+    in a row did not improve the best score (higher is better).
+
+    ``score(y, f)`` maps the held-out labels and the model's values ``f`` to a number. Each
+    hypothesis is evaluated on the held-out rows once, when it first appears.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, score, patience: int):
+        self.X, self.y, self.score, self.patience = X, y, score, patience
+        self._outputs = np.empty((X.shape[0], 0))
+        self._hypotheses: list = []
+        self.best_score, self.best_round, self.scores = -np.inf, None, []
+
+    def __call__(self, record):
+        model = record.ensemble()
+        if model is None:
+            raise ValueError("early_stopping needs a model that is a weighted vote of its hypotheses")
+        hypotheses, weights, offset = model
+        n = len(weights)
+        known = 0  # the cached columns still belong to the same hypotheses (a rollback may cut them)
+        while known < min(n, len(self._hypotheses)) and self._hypotheses[known] is hypotheses[known]:
+            known += 1
+        if known < n:
+            new = output_matrix(list(hypotheses[known:n]), self.X)
+            self._outputs = np.column_stack([self._outputs[:, :known], new])
+            self._hypotheses = list(hypotheses[:n])
+        f = offset + self._outputs[:, :n] @ np.asarray(weights, dtype=np.float64)
+        value = float(self.score(self.y, f))
+        self.scores.append(value)
+        if value > self.best_score:
+            self.best_score, self.best_round = value, record.round
+        elif record.round - self.best_round >= self.patience:
+            return Status.EARLY_STOPPING
+        return None
+
+
+def _accuracy(y_pm: np.ndarray, f: np.ndarray) -> float:
+    return float(np.mean(np.where(f > 0, 1.0, -1.0) == y_pm))
+
+
+def _neg_mse(y: np.ndarray, f: np.ndarray) -> float:
+    return -float(np.mean((y - f) ** 2))
+
+
+def _fingerprint(*arrays) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        if a is not None:
+            a = np.ascontiguousarray(a)
+            digest.update(str((a.shape, a.dtype.str)).encode())
+            digest.update(a.tobytes())
+    return digest.hexdigest()
+
+
+class BoostingEstimator:
+    """The shared front end (module docstring). A subclass implements ``_start_loop(X, y,
+    weights, options) -> FitResult``: prepare its weak learner on ``(X, y)`` and run its loop
+    with ``**options`` (``max_time``, ``callbacks``, ``verbose``) passed on to ``run_rounds``;
+    ``_rounds_cap()``: its iteration cap; ``_validation_score``: the score early stopping uses.
+    """
+
+    _is_classifier_score = True
+
+    def _rounds_cap(self) -> int:
+        return self.max_iter
+
+    def _validation_score(self):
+        return _accuracy if self._is_classifier_score else _neg_mse
+
+    def _split_validation(self, X, y, weights, eval_set):
+        """The training part of ``(X, y, weights)`` and the early-stopping callback, or the data
+        unchanged and None."""
+        if not self.early_stopping:
+            return X, y, weights, None
+        if eval_set is not None:
+            X_val, y_val = eval_set
+        else:
+            stratify = y if self._is_classifier_score else None
+            idx = np.arange(X.shape[0])
+            try:
+                train, val = train_test_split(idx, test_size=self.validation_fraction, random_state=0,
+                                              stratify=stratify)
+            except ValueError as exc:  # a class too small to split
+                raise ValueError(f"early_stopping: validation_fraction={self.validation_fraction!r} cannot "
+                                 f"split this training set ({exc}); pass eval_set or turn early_stopping off") from None
+            train.sort()
+            val.sort()
+            X, X_val, y, y_val = X[train], X[val], y[train], y[val]
+            weights = weights[train] if weights is not None else None
+        return X, y, weights, EarlyStopping(X_val, y_val, self._validation_score(), self.n_iter_no_change)
+
+    def _callback_list(self, stopper) -> list:
+        given = self.callbacks
+        given = [] if given is None else [given] if callable(given) else list(given)
+        for cb in given:
+            if not callable(cb):
+                raise ValueError(f"callbacks must be callables fn(record), got {cb!r}")
+        return given + ([stopper] if stopper is not None else [])
+
+    def _fit_rounds(self, X, y, weights=None, eval_set=None):
+        """Run the loop on validated ``(X, y)`` (``y`` in the loop's coding: {-1, +1} or real):
+        a fresh fit, or the continuation of the last one (``warm_start``). Returns the
+        :class:`~marginboost.core.rounds.FitResult`; sets ``best_iteration_`` under early stopping."""
+        X, y, weights, stopper = self._split_validation(X, y, weights, eval_set)
+        options = {"max_time": self.max_time, "callbacks": self._callback_list(stopper),
+                   "verbose": int(self.verbose), "name": type(self).__name__}
+        previous = getattr(self, "_fit_result", None) if self.warm_start else None
+        fingerprint = _fingerprint(X, y, weights) if self.warm_start else None
+        if previous is not None and previous[1] == fingerprint:
+            result = previous[0]
+            if result.n_iter > self._rounds_cap():
+                raise ValueError(f"max_iter={self._rounds_cap()} must be at least the {result.n_iter} rounds "
+                                 "already fitted when warm_start=True")
+            if result.status != Status.CONVERGED:
+                result = continue_rounds(result, max_rounds=self._rounds_cap() - result.n_iter, **options)
+        else:
+            if previous is not None:
+                raise ValueError("warm_start=True continues the last fit on the same data; this X, y or "
+                                 "sample_weight differs (fit a new estimator, or set warm_start=False)")
+            result = self._start_loop(X, y, weights, options)
+        # The loop and its state (the presorted data) are kept only for a warm start.
+        self._fit_result = (result, fingerprint) if self.warm_start else None
+        if stopper is not None:
+            self.best_iteration_ = stopper.best_round
+            self.validation_scores_ = np.asarray(stopper.scores)
+        return result
+
+    def _store_rounds(self, result) -> None:
+        """The fitted attributes every loop has, and the warning of an unfinished fit."""
+        self.hypotheses_ = result.hypotheses
+        self.n_iter_ = result.n_iter
+        self.status_ = result.status
+        self.history_ = result.history
+        self._warn_unfinished(result)
+
+    def _warn_unfinished(self, result, detail: str = "") -> None:
+        """One policy: Ctrl-C warns :class:`~marginboost.core.interrupts.FitInterruptedWarning`;
+        a stop by ``max_iter`` or ``max_time`` before the loop's own stopping rule held warns
+        :class:`~sklearn.exceptions.ConvergenceWarning` (where the loop has one: ``_has_stopping_rule``);
+        every other status is a finished fit."""
+        if result.status == Status.INTERRUPTED:
+            warn_interrupted(self, result.n_iter)
+        elif result.status not in _FINISHED and self._has_stopping_rule():
+            warnings.warn(
+                f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds before its "
+                f"stopping rule held{detail}; raise max_iter or max_time",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+
+    def _has_stopping_rule(self) -> bool:
+        return True

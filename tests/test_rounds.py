@@ -1,0 +1,232 @@
+"""The round driver (core/rounds.py) on a toy loop, and the estimators' verbose, callbacks,
+early stopping and warm start on real boosters."""
+import io
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer
+
+from marginboost import LPBoostClassifier, MLPBoostClassifier
+from marginboost.core import rounds as rounds_module
+from marginboost.core.interrupts import on_interrupt
+from marginboost.core.rounds import FitResult, RoundOutcome, Status, WeightsPath, continue_rounds, run_rounds
+
+
+class Counter:
+    """Round r adds r to a running sum; stops (converged) once the sum reaches ``target``.
+    ``explode_at``: round that raises KeyboardInterrupt inside its step."""
+
+    columns = ("total", "added")
+    progress = ("total",)
+
+    def __init__(self, target=10**9, explode_at=None, no_row_at=None):
+        self.target, self.explode_at, self.no_row_at = target, explode_at, no_row_at
+        self.steps = []
+
+    def step(self, state, r):
+        self.steps.append(r)
+        if r == self.explode_at:
+            raise KeyboardInterrupt
+        if r == self.no_row_at:
+            return RoundOutcome(None, stop=Status.DIVERGED)
+        total = (state or 0) + r
+        w = np.full(r, 1.0 / max(r, 1))
+        return RoundOutcome({"total": total, "added": r}, total, Status.CONVERGED if total >= self.target else None,
+                            path=(w, None))
+
+    def ensemble(self, state):
+        return None
+
+    def result(self, state, status, rounds):
+        return FitResult([], None, status, rounds.n_rounds, rounds.history, rounds.weights_path,
+                         final={"total": state})
+
+
+def test_rounds_count_commit_and_history_layout():
+    res = run_rounds(Counter(), max_rounds=4)
+    assert res.status == Status.MAX_ITER == "max_iter" and str(res.status) == "max_iter"
+    assert list(res.history) == ["round", "total", "added", "time"]
+    assert res.history["round"].tolist() == [1, 2, 3, 4] and res.total == 10 and res.n_iter == 4
+    assert np.all(np.diff(res.history["time"]) >= 0)
+    assert len(res.weights_path) == 4
+
+
+def test_a_loop_stop_wins_and_a_round_without_a_row_keeps_the_last_commit():
+    assert run_rounds(Counter(target=6), max_rounds=10).status == Status.CONVERGED
+    res = run_rounds(Counter(no_row_at=3), max_rounds=10)
+    assert (res.status, res.n_iter, res.total) == (Status.DIVERGED, 2, 3)
+
+
+@pytest.mark.parametrize("at", [1, 3])
+def test_interrupt_keeps_the_committed_rounds_or_propagates(at):
+    if at == 1:  # nothing committed: there is no model
+        with pytest.raises(KeyboardInterrupt):
+            run_rounds(Counter(explode_at=1), max_rounds=5)
+        return
+    res = run_rounds(Counter(explode_at=at), max_rounds=5)
+    assert (res.status, res.n_iter, res.total) == (Status.INTERRUPTED, 2, 3)
+    assert len(res.weights_path) == 2
+    with on_interrupt("raise"), pytest.raises(KeyboardInterrupt):
+        run_rounds(Counter(explode_at=at), max_rounds=5)
+
+
+def test_interrupt_between_row_and_commit(monkeypatch):
+    original, calls = rounds_module._append_row, [0]
+
+    def append(rows, row):
+        original(rows, row)
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(rounds_module, "_append_row", append)
+    res = run_rounds(Counter(), max_rounds=5)
+    assert (res.n_iter, res.total, len(res.weights_path)) == (2, 3, 2)
+    assert res.history["round"].tolist() == [1, 2]
+
+
+def test_interrupt_between_commit_and_path_log_logs_the_committed_round(monkeypatch):
+    original, calls = WeightsPath.append, [0]
+
+    def append(self, w, step):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt
+        original(self, w, step)
+    monkeypatch.setattr(WeightsPath, "append", append)
+    res = run_rounds(Counter(), max_rounds=5)
+    monkeypatch.undo()
+    assert res.n_iter == 3 and len(res.weights_path) == 3
+    assert [w.shape[0] for w in res.weights_path] == [1, 2, 3]
+
+
+def test_max_time_stops_after_a_committed_round():
+    res = run_rounds(Counter(), max_rounds=100, max_time=1e-12)
+    assert (res.status, res.n_iter) == (Status.MAX_TIME, 1)
+
+
+def test_uncommitted_rows_cannot_end_the_fit():
+    class FromZero(Counter):
+        def step(self, state, r):
+            out = super().step(state, r)
+            out.commit = r > 0
+            return out
+    res = run_rounds(FromZero(), max_rounds=4, max_time=1e-12, first_round=0)
+    assert res.history["round"].tolist() == [0, 1] and res.status == Status.MAX_TIME
+
+
+def test_callbacks_see_every_round_and_can_stop():
+    seen = []
+
+    def cb(record):
+        seen.append((record.round, record.row["total"], record.state))
+        return record.round == 3
+    res = run_rounds(Counter(), max_rounds=10, callbacks=[cb, lambda r: None])
+    assert seen == [(1, 1, 1), (2, 3, 3), (3, 6, 6)]
+    assert (res.status, res.n_iter) == (Status.CALLBACK, 3)
+    res = run_rounds(Counter(), max_rounds=10, callbacks=[lambda r: Status.EARLY_STOPPING])
+    assert (res.status, res.n_iter) == (Status.EARLY_STOPPING, 1)
+
+
+def test_continue_rounds_numbers_on_and_extends():
+    first = run_rounds(Counter(), max_rounds=3)
+    more = continue_rounds(first, max_rounds=2)
+    assert more.history["round"].tolist() == [1, 2, 3, 4, 5] and more.total == 15
+    assert len(more.weights_path) == 5
+    assert len(first.weights_path) == 3 and first.history["round"].tolist() == [1, 2, 3]  # left as it was
+    assert run_rounds(Counter(), max_rounds=5).total == more.total
+
+
+def test_verbose_lines_and_terminal_bar(capsys):
+    run_rounds(Counter(), max_rounds=7, verbose=3, name="toy")
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("toy round 3  total 6") and "elapsed" in err[0]
+    assert err[1].startswith("toy round 6") and err[2].startswith("toy round 7")
+    assert err[3] == "toy stopped: max_iter after 7 rounds"
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    stream = Tty()
+    progress = rounds_module._Progress(1, ("total",), 4, "toy", stream)
+    progress.update(2, {"total": 3, "time": 0.5})
+    assert stream.getvalue().startswith("\r[##########..........] toy round 2  total 3")
+    run_rounds(Counter(), max_rounds=3)
+    assert capsys.readouterr().err == ""
+
+
+def test_bad_max_rounds():
+    with pytest.raises(ValueError, match="max_rounds"):
+        run_rounds(Counter(), max_rounds=-1)
+
+
+# ----------------------------------------------------------------------------- estimators
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[:300, :8], y[:300]
+
+
+def _fit(est, X, y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, **kw)
+
+
+def test_estimator_callback_stop_equals_max_iter(cancer):
+    X, y = cancer
+    rounds = []
+    est = _fit(MLPBoostClassifier(eps=1e-4, callbacks=[lambda r: rounds.append(r.round) or r.round == 4]), X, y)
+    ref = _fit(MLPBoostClassifier(eps=1e-4, max_iter=4), X, y)
+    assert rounds == [1, 2, 3, 4] and est.status_ == "callback" and est.n_iter_ == 4
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+
+
+def test_estimator_verbose_prints_progress(cancer, capsys):
+    X, y = cancer
+    _fit(LPBoostClassifier(max_iter=6, verbose=2, weak_learner="stump"), X, y)
+    err = capsys.readouterr().err
+    assert "LPBoostClassifier round 2  soft_margin" in err and "gap" in err and "stopped:" in err
+
+
+def test_early_stopping_scores_the_held_out_set_every_round(cancer):
+    X, y = cancer
+    X_val, y_val = X[200:], y[200:]
+    est = _fit(MLPBoostClassifier(eps=1e-4, max_iter=300, early_stopping=True, n_iter_no_change=5), X[:200], y[:200],
+               eval_set=(X_val, y_val))
+    # independently: the accuracy of the staged models on the held-out rows
+    staged = [np.mean(est.classes_[(f > 0).astype(int)] == y_val) for f in est.staged_decision_function(X_val)]
+    np.testing.assert_allclose(est.validation_scores_, staged)
+    best = int(np.argmax(staged)) + 1
+    assert est.best_iteration_ == best
+    assert est.status_ == "early_stopping"
+    assert est.n_iter_ == best + 5 and max(staged[best:]) <= staged[best - 1]
+
+
+def test_early_stopping_with_a_validation_fraction(cancer):
+    X, y = cancer
+    est = _fit(LPBoostClassifier(eps=1e-6, max_iter=100, early_stopping=True, n_iter_no_change=2,
+                                 validation_fraction=0.3, weak_learner="stump"), X, y)
+    assert est.status_ == "early_stopping"
+    assert len(est.validation_scores_) == est.n_iter_
+    assert est.predict(X).shape == (300,)
+
+
+def test_warm_start_continues_to_the_same_model(cancer):
+    X, y = cancer
+    est = _fit(MLPBoostClassifier(eps=1e-4, max_iter=5, warm_start=True, secondary="newton"), X, y)
+    assert est.n_iter_ == 5
+    est.set_params(max_iter=12)
+    _fit(est, X, y)
+    ref = _fit(MLPBoostClassifier(eps=1e-4, max_iter=12, secondary="newton"), X, y)
+    assert est.n_iter_ == 12 and est.history_["round"].tolist() == list(range(1, 13))
+    np.testing.assert_array_equal(est.weights_, ref.weights_)
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    for name in ref.history_:
+        if "time" not in name:
+            np.testing.assert_array_equal(est.history_[name], ref.history_[name], err_msg=name)
+    assert len(list(est.staged_decision_function(X[:3]))) == 12
+    with pytest.raises(ValueError, match="same data"):
+        _fit(est, X[:-1], y[:-1])
+    with pytest.raises(ValueError, match="max_iter=3 must be at least"):
+        _fit(_fit(MLPBoostClassifier(max_iter=5, warm_start=True), X, y).set_params(max_iter=3), X, y)
