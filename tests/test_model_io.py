@@ -1,6 +1,7 @@
 """Model files: round trips for every estimator, and refusal of anything that is not a valid
 model of our format (unknown version, truncated, hand-edited fields)."""
 import json
+import re
 import warnings
 from pathlib import Path
 
@@ -348,3 +349,104 @@ def test_no_stages_message_is_the_documented_one(tmp_path):
     with pytest.raises(ValueError) as exc:
         next(load_model(tmp_path / "m.json").staged_predict(X))
     assert str(exc.value) == NO_STAGES
+
+
+# ----------------------------------------------------------------------------- issue 18: hostile files
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import pathlib
+
+    import marginboost.io.model_io as model_io
+
+    assert model_io.MAX_MODEL_BYTES == 16 * 2**20
+    path = tmp_path / "m.json"
+    _fit("AdaBoost", "stump").save(path)
+    size = path.stat().st_size
+    assert type(load_model(path, max_bytes=size)) is AdaBoostClassifier  # at the limit: read
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:  # 16 MiB + 1 (sparse, zeros): never parsed, never even read
+        f.truncate(model_io.MAX_MODEL_BYTES + 1)
+
+    def no_read(*args, **kwargs):
+        raise AssertionError("the file was read")
+
+    monkeypatch.setattr(pathlib.Path, "read_bytes", no_read)
+    monkeypatch.setattr(model_io.json, "loads", no_read)
+    for target, limit, call in ((big, model_io.MAX_MODEL_BYTES, lambda p: load_model(p)),
+                                (path, size - 1, lambda p: load_model(p, max_bytes=size - 1)),
+                                (path, 100, lambda p: AdaBoostClassifier.load(p, max_bytes=100))):
+        with pytest.raises(ModelFileError) as exc:
+            call(target)
+        assert str(exc.value) == (f"{target}: the file is {target.stat().st_size} bytes, over the limit of {limit} "
+                                  f"bytes ({limit / 2**20:.4g} MiB) for a model file; load_model(path, "
+                                  "max_bytes=...) reads a larger one")
+    monkeypatch.undo()
+    assert type(load_model(path, max_bytes=None)) is AdaBoostClassifier
+    with pytest.raises(ValueError, match="max_bytes must be"):
+        load_model(path, max_bytes=-1)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_stream_of_unknown_size_is_cut_at_the_limit():
+    with pytest.raises(ModelFileError, match="more than 1000 bytes, over the limit of 1000 bytes"):
+        load_model("/dev/zero", max_bytes=1000)
+
+
+def test_save_warns_about_a_file_over_the_default_limit(tmp_path, monkeypatch):
+    import marginboost.io.model_io as model_io
+
+    monkeypatch.setattr(model_io, "MAX_MODEL_BYTES", 100)
+    with pytest.warns(UserWarning, match=r"over load_model's default limit of 100 bytes: load it with load_model\("):
+        _fit("AdaBoost", "stump").save(tmp_path / "m.json")
+
+
+@pytest.mark.parametrize("saved,claimed", [
+    ("AdaBoost", "TotalBoostClassifier"),  # coef, margin, ... -> weights, margin, ...
+    ("LPBoost", "SoftBoostClassifier"),  # the soft-margin state -> TotalBoost's and nu
+    ("SoftBoost", "LPBoostClassifier"),
+    ("MLPBoost", "AverageMarginBoostClassifier"),
+    ("TotalBoost", "MABoostClassifier"),
+    ("FWBoostClassifier", "AdaBoostClassifier"),
+    ("GraphSepBoost", "SmoothBoostClassifier"),
+    ("GBMClassifier", "FWBoostClassifier"),
+])
+def test_a_file_naming_another_estimator_is_refused_on_its_state(saved, claimed):
+    """'estimator' edited to a class whose stored state has other fields: refused, even with
+    parameters every class takes (none), naming the fields that do not match."""
+    doc = model_to_dict(_fit(saved, "stump"))
+    doc["estimator"] = claimed
+    doc["params"] = {}
+    with pytest.raises(ModelFileError, match=r"field 'state': (missing|unknown) field\(s\)"):
+        model_from_dict(doc)
+
+
+def test_a_file_naming_an_estimator_of_the_same_state_predicts_the_same():
+    """Classes storing the same fields and taking the parameters (AdaBoost -> MABoost): the file
+    loads as the class it names and predicts as the model saved."""
+    est = _fit("AdaBoost", "stump")
+    doc = model_to_dict(est)
+    doc["estimator"] = "MABoostClassifier"
+    loaded = model_from_dict(doc)
+    assert type(loaded) is MABoostClassifier
+    assert loaded.predict(X_ALL).tolist() == est.predict(X_ALL).tolist()
+
+
+def test_vector_non_negative_refuses_a_negative_entry_naming_the_field(tmp_path, monkeypatch):
+    from marginboost.io.model_codecs import Count, Real, Text, Vector
+
+    assert Vector().decode([0.5, -0.25], "state field 'coef'", 2).tolist() == [0.5, -0.25]
+    assert Vector(non_negative=True).decode([0.5, 0.0, -0.0], "state field 'coef'", 3).tolist() == [0.5, 0.0, 0.0]
+    with pytest.raises(ModelFileError, match=r"state field 'coef' must be non-negative, got -0\.001 at entry 1"):
+        Vector(non_negative=True).decode([0.5, -1e-3, 0.2], "state field 'coef'", 3)
+    with pytest.raises(ModelFileError, match="sum to 1"):  # with simplex: both checks
+        Vector(simplex=True, non_negative=True).decode([0.5, 0.25], "state field 'weights'", 2)
+    # in a file: an estimator whose state declares it (declared here for the test only)
+    monkeypatch.setattr(AdaBoostClassifier, "_model_state", {
+        "coef_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()})
+    doc = model_to_dict(_fit("AdaBoost", "stump"))
+    model_from_dict(json.loads(json.dumps(doc)))
+    doc["state"]["coef"][-1] = -doc["state"]["coef"][-1]
+    path = tmp_path / "negative.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelFileError, match=re.escape(str(path)) + r": state field 'coef' must be non-negative, "
+                                             rf"got -[0-9.e-]+ at entry {len(doc['state']['coef']) - 1}"):
+        load_model(path)

@@ -57,3 +57,29 @@ def test_non_optimal_status_raises_with_solver_and_status_named():
     lp._highs.setOptionValue("time_limit", 0.0)
     with pytest.raises(SolverError, match="HiGHS.*status.*(Time limit|time limit)"):
         lp.solve()
+
+
+def test_fitting_prints_nothing_not_even_the_highs_banner():
+    """HiGHS prints 'Running HiGHS ...: Copyright ...' from C++ on its first construction in a
+    process: a fresh interpreter that fits LPBoost must write only what it prints itself."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import marginboost
+
+    script = ("import warnings\n"
+              "from sklearn.datasets import make_classification\n"
+              "from marginboost import LPBoostClassifier\n"
+              "X, y = make_classification(n_samples=60, n_features=4, random_state=0)\n"
+              "with warnings.catch_warnings():\n"
+              "    warnings.simplefilter('ignore')\n"
+              "    LPBoostClassifier(nu=0.2, weak_learner='stump', max_iter=20).fit(X, y)\n"
+              "print('fitted')\n")
+    src = str(Path(marginboost.__file__).resolve().parents[1])  # this checkout's package, not another
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "HiGHS" not in done.stdout + done.stderr
+    assert done.stdout == "fitted\n" and done.stderr == ""

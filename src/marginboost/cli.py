@@ -6,8 +6,21 @@ options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name 
 by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``n_estimators=50``).
 
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
-with fewer than two classes) end with a one-line ``marginboost: error: ...`` and exit status
-2, never a traceback. Ctrl-C ends a command with status 130, keeping what was already written.
+with fewer than two classes, a missing optional package) end with a one-line
+``marginboost: error: ...`` and exit status 2, never a traceback. Ctrl-C ends a command with
+status 130, keeping what was already written. ``fit --model`` and ``predict --output`` check
+that the file can be written before any work starts.
+
+``predict`` reads a labelled file as ``fit`` does, or a CSV file of features only: one without
+``--label-column`` whose number of columns is the model's number of features.
+
+``bench --quick`` (and ``bench-fw``, ``bench-ma``, ``bench-nzdd --quick``) without ``--out``
+writes to a new folder ``<command>-quick-<date>-<time>`` in the current directory, never over
+the full results the repository keeps in ``benchmarks/results/``.
+
+``demo`` fits on ``wdbc``, scikit-learn's Wisconsin diagnostic breast cancer set
+(``load_breast_cancer``, 569 x 30), which is not the bundled ``breast_cancer`` (KEEL's
+``breast``, the paper's B.Cancer, 277 x 9).
 
 A CSV or LIBSVM file may hold more than two classes: ``fit`` then fits one model per class
 (one-vs-rest, :mod:`marginboost.estimators.multiclass`), and the model file keeps them all. The bundled data sets
@@ -16,6 +29,7 @@ are binary.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -72,22 +86,62 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+LIBSVM_SUFFIXES = {".svm", ".libsvm", ".txt"}
+# The scikit-learn set `demo` fits on: named apart from the bundled (KEEL) breast_cancer.
+DEMO_DATA = "wdbc"
+
+
 def load_data(spec: str, label_column: str | None = None):
     """A bundled data set by name, or a CSV / LIBSVM file by path (``.svm``/``.libsvm``/``.txt``),
-    which may hold more than two classes."""
+    which may hold more than two classes. A missing optional package is a :class:`UsageError`
+    naming what to install."""
     from marginboost.io.datasets import list_datasets, load_csv, load_dataset, load_libsvm
 
-    if spec in list_datasets():
-        return load_dataset(spec)
+    try:
+        if spec in list_datasets():
+            return load_dataset(spec)
+        path = Path(spec)
+        if not path.exists():
+            raise UsageError(f"no bundled data set or file named {spec!r}; bundled: {', '.join(list_datasets())}")
+        if path.suffix.lower() in LIBSVM_SUFFIXES:
+            return load_libsvm(path, multiclass=True)
+        column: int | str = -1
+        if label_column is not None:
+            column = int(label_column) if label_column.lstrip("-").isdigit() else label_column
+        return load_csv(path, label_column=column, multiclass=True)
+    except ImportError as exc:  # the loaders' messages name the package or extra to install
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else f"cannot load {spec!r}: {exc!r}") from None
+
+
+def _features_only(spec: str, label_column: str | None, n_features: int):
+    """``X`` of a CSV file of exactly ``n_features`` columns and no ``--label-column``: a file of
+    features only; None for anything else (a bundled set, a LIBSVM file, a labelled CSV file)."""
+    from marginboost.io.datasets import csv_columns, list_datasets, load_csv_features
+
     path = Path(spec)
-    if not path.exists():
-        raise UsageError(f"no bundled data set or file named {spec!r}; bundled: {', '.join(list_datasets())}")
-    if path.suffix.lower() in {".svm", ".libsvm", ".txt"}:
-        return load_libsvm(path, multiclass=True)
-    column: int | str = -1
-    if label_column is not None:
-        column = int(label_column) if label_column.lstrip("-").isdigit() else label_column
-    return load_csv(path, label_column=column, multiclass=True)
+    if (label_column is not None or spec in list_datasets() or not path.is_file()
+            or path.suffix.lower() in LIBSVM_SUFFIXES):
+        return None
+    try:
+        if csv_columns(path) != n_features:
+            return None
+        return load_csv_features(path)[0]
+    except ImportError as exc:
+        raise UsageError(str(exc).splitlines()[0]) from None
+
+
+def _check_writable(path: str, option: str) -> None:
+    """Refuse, before any work, an output file that could not be written: in a missing folder,
+    a folder itself, or in a folder without write permission."""
+    target = Path(path)
+    if target.is_dir():
+        example = target / ("model.json" if option == "--model" else "predictions.txt")
+        raise UsageError(f"{option} {path} is a folder: give a file name, e.g. {example}")
+    folder = target.parent
+    if not folder.is_dir():
+        raise UsageError(f"{option} {path}: no folder {str(folder)!r} to write it in (create it first)")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{option} {path}: the folder {str(folder)!r} is not writable")
 
 
 def _nu(text: str):
@@ -182,6 +236,8 @@ def cmd_datasets(args) -> int:
 def cmd_fit(args) -> int:
     """``marginboost fit``: fit ``--booster`` on ``--data``, print the training summary, write ``--model``; returns 0."""
     params = _booster_params(args)
+    if args.model:
+        _check_writable(args.model, "--model")
     data = load_data(args.data, args.label_column)
     est = BOOSTERS[args.booster](**params)
     start = time.perf_counter()
@@ -196,17 +252,31 @@ def cmd_fit(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    """``marginboost predict``: predict ``--data`` with the classifier of ``--model``, to stdout or ``--output``; returns 0."""
+    """``marginboost predict``: predict ``--data`` with the classifier of ``--model``, to stdout or ``--output``; returns 0.
+
+    ``--data`` may be a CSV file of features only (as many columns as the model has features,
+    and no ``--label-column``); ``--score`` needs labels."""
     from marginboost.io.model_io import load_model
 
+    if args.output:
+        _check_writable(args.output, "--output")
     est = load_model(args.model)
     if not is_classifier(est):
         raise UsageError(f"{args.model} holds a {type(est).__name__}: the command line predicts with "
                          "classifiers only (its data files hold class labels)")
-    data = load_data(args.data, args.label_column)
-    if data.shape[1] != est.n_features_in_:
-        raise UsageError(f"the model expects {est.n_features_in_} features, {args.data} has {data.shape[1]}")
-    pred = est.predict(data.X)
+    n_features = est.n_features_in_
+    X = _features_only(args.data, args.label_column, n_features)
+    labels = None
+    if X is None:
+        data = load_data(args.data, args.label_column)
+        if data.shape[1] != n_features:
+            raise UsageError(f"the model expects {n_features} features, {args.data} has {data.shape[1]} and a "
+                             f"label column (a CSV file of features only has exactly {n_features} columns)")
+        X, labels = data.X, data.labels
+    elif args.score:
+        raise UsageError(f"--score needs labels, but {args.data} has features only ({n_features} columns, "
+                         "as many as the model has features)")
+    pred = est.predict(X)
     lines = "\n".join(str(p) for p in pred.tolist())
     if args.output:
         Path(args.output).write_text(lines + "\n")
@@ -214,12 +284,13 @@ def cmd_predict(args) -> int:
     else:
         print(lines)
     if args.score:
-        print(f"accuracy {np.mean(pred == data.labels):.4f}", file=sys.stderr)
+        print(f"accuracy {np.mean(pred == labels):.4f}", file=sys.stderr)
     return 0
 
 
 def cmd_demo(args) -> int:
-    """``marginboost demo``: every soft-margin booster on scikit-learn's breast cancer set, one line each; returns 0."""
+    """``marginboost demo``: every soft-margin booster on ``wdbc`` (scikit-learn's ``load_breast_cancer``, not the
+    bundled ``breast_cancer``), one line each; returns 0."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.model_selection import train_test_split
 
@@ -232,8 +303,8 @@ def cmd_demo(args) -> int:
         "MLPBoost (SS)": MLPBoostClassifier,
         "MLPBoost (PFW)": lambda **kw: MLPBoostClassifier(fw="pairwise", **kw),
     }
-    print(f"breast_cancer (scikit-learn): {X_train.shape[0]} train / {X_test.shape[0]} test, "
-          f"{X.shape[1]} features; nu = {args.nu} m, eps = {args.eps}, depth-2 trees")
+    print(f"{DEMO_DATA} (scikit-learn's Wisconsin breast cancer): {X_train.shape[0]} train / {X_test.shape[0]} "
+          f"test, {X.shape[1]} features; nu = {args.nu} m, eps = {args.eps}, depth-2 trees")
     header = (f"{'booster':<16}{'rounds':>7}{'status':>11}{'soft margin':>13}{'gap':>10}{'nonzero w':>10}"
               f"{'test err':>10}{'time s':>9}")
     print(header)
@@ -267,12 +338,34 @@ def cmd_bench(args) -> int:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
+    out = _out_dir(args, "bench")
     result = run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
-                           max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=Path(args.out),
+                           max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=out,
                            quick=args.quick, progress=print, budget=args.budget,
                            canon=_none_is_empty(args.canon), peers=_none_is_empty(args.peers))
-    print(f"results written to {args.out} ({result['state']})")
+    print(f"results written to {out} ({result['state']})")
     return 130 if result["state"] == "interrupted" else 0
+
+
+# Each bench command's --out without --quick: where the repository keeps its full results.
+FULL_RESULTS = {"bench": "benchmarks/results/paper", "bench-fw": "benchmarks/results/fwboost",
+                "bench-ma": "benchmarks/results/maboost", "bench-nzdd": "benchmarks/results/nzdd"}
+
+
+def _out_dir(args, command: str) -> Path:
+    """``--out``; by default :data:`FULL_RESULTS` for a full run, and for ``--quick`` a new folder
+    ``<command>-quick-<YYYYmmdd-HHMMSS>`` in the current directory (``-2``, ``-3``... appended if
+    it exists): a quick run never writes over the committed full results."""
+    if args.out is not None:
+        return Path(args.out)
+    if not args.quick:
+        return Path(FULL_RESULTS[command])
+    base = f"{command}-quick-{time.strftime('%Y%m%d-%H%M%S')}"
+    out, k = Path(base), 1
+    while out.exists():
+        k += 1
+        out = Path(f"{base}-{k}")
+    return out
 
 
 def _none_is_empty(names):
@@ -288,9 +381,10 @@ def cmd_bench_fw(args) -> int:
         raise UsageError(f"--splits must be at least 1, got {args.splits}")
     if args.rounds is not None and args.rounds < 2:
         raise UsageError(f"--rounds must be at least 2, got {args.rounds}")
-    run_fw_experiments(Path(args.out), quick=args.quick, seed=args.seed, splits=args.splits, rounds=args.rounds,
+    out = _out_dir(args, "bench-fw")
+    run_fw_experiments(out, quick=args.quick, seed=args.seed, splits=args.splits, rounds=args.rounds,
                        progress=print)
-    print(f"results written to {args.out}")
+    print(f"results written to {out}")
     return 0
 
 
@@ -311,9 +405,10 @@ def cmd_bench_nzdd(args) -> int:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
-    run_nzdd_experiments(Path(args.out), quick=args.quick, datasets=args.datasets, max_time=args.max_time,
+    out = _out_dir(args, "bench-nzdd")
+    run_nzdd_experiments(out, quick=args.quick, datasets=args.datasets, max_time=args.max_time,
                          seed=args.seed, progress=print)
-    print(f"results written to {args.out}")
+    print(f"results written to {out}")
     return 0
 
 
@@ -323,8 +418,9 @@ def cmd_bench_ma(args) -> int:
         from marginboost.experiments.ma_experiments import run_ma_experiments
     except ImportError as exc:
         raise UsageError(f"the MABoost experiments need the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
-    run_ma_experiments(Path(args.out), quick=args.quick, seed=args.seed, progress=print)
-    print(f"results written to {args.out}")
+    out = _out_dir(args, "bench-ma")
+    run_ma_experiments(out, quick=args.quick, seed=args.seed, progress=print)
+    print(f"results written to {out}")
     return 0
 
 
@@ -359,13 +455,15 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--model", help="write the fitted model (JSON) to this file")
     fit.set_defaults(func=cmd_fit)
 
-    predict = sub.add_parser("predict", parents=[data_args], help="predict with a saved model")
+    predict = sub.add_parser("predict", parents=[data_args],
+                             help="predict with a saved model (--data may be a CSV file of features only)")
     predict.add_argument("--model", required=True, help="a model file written by 'marginboost fit --model'")
     predict.add_argument("--output", help="write predictions here, one per line (default: stdout)")
     predict.add_argument("--score", action="store_true", help="also print the accuracy (to stderr)")
     predict.set_defaults(func=cmd_predict)
 
-    demo = sub.add_parser("demo", help="fit every booster on scikit-learn's breast cancer set")
+    demo = sub.add_parser("demo", help=f"fit every soft-margin booster on {DEMO_DATA}, scikit-learn's Wisconsin "
+                                       "breast cancer set (not the bundled breast_cancer)")
     demo.add_argument("--nu", type=float, default=0.1)
     demo.add_argument("--eps", type=float, default=0.01)
     demo.add_argument("--max-iter", type=int, default=2000)
@@ -389,20 +487,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="limit BLAS/OpenMP threads (steadier timings; default: as configured)")
     bench.add_argument("--folds", type=int, default=None, help="CV folds for Table 3 (default 5; quick 3)")
     bench.add_argument("--seed", type=int, default=0)
-    bench.add_argument("--out", default="benchmarks/results/paper", help="output folder")
+    bench.add_argument("--out", default=None, help=f"output folder (default {FULL_RESULTS['bench']}; with --quick "
+                                                    "a new folder bench-quick-<date>-<time> here)")
     bench.add_argument("--quick", action="store_true", help="a small subset, under 2 minutes")
     bench.set_defaults(func=cmd_bench)
 
     bench_ma = sub.add_parser("bench-ma", help="paper 002's MABoost experiments: training error, sparsity, "
                               "label noise, trusted subset")
     bench_ma.add_argument("--seed", type=int, default=0)
-    bench_ma.add_argument("--out", default="benchmarks/results/maboost", help="output folder")
+    bench_ma.add_argument("--out", default=None, help=f"output folder (default {FULL_RESULTS['bench-ma']}; with "
+                                                       "--quick a new folder bench-ma-quick-<date>-<time> here)")
     bench_ma.add_argument("--quick", action="store_true", help="small sets, few rounds, one split (seconds)")
     bench_ma.set_defaults(func=cmd_bench_ma)
 
     bench_fw = sub.add_parser("bench-fw", help="FWBoost's experiments (paper 001): regression and AdaBoost.FW "
                                                "curves, overfitting and time-per-round tables")
-    bench_fw.add_argument("--out", default="benchmarks/results/fwboost", help="output folder")
+    bench_fw.add_argument("--out", default=None, help=f"output folder (default {FULL_RESULTS['bench-fw']}; with "
+                                                       "--quick a new folder bench-fw-quick-<date>-<time> here)")
     bench_fw.add_argument("--quick", action="store_true", help="two regression sets and heart, one split: seconds")
     bench_fw.add_argument("--seed", type=int, default=0, help="seed of the first split (split k uses seed + k)")
     bench_fw.add_argument("--splits", type=int, default=None, help="random 50/50 splits (default 5; quick 1)")
@@ -411,7 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench_nzdd = sub.add_parser("bench-nzdd", help="paper 003's Table 2: time of LPBoost, ERLPBoost, C-ERLPBoost and "
                                                    "the average-margin booster over an NZDD (eps 0.01, nu 0.8m, stumps)")
-    bench_nzdd.add_argument("--out", default="benchmarks/results/nzdd", help="output folder")
+    bench_nzdd.add_argument("--out", default=None,
+                            help=f"output folder (default {FULL_RESULTS['bench-nzdd']}; with --quick a new folder "
+                                 "bench-nzdd-quick-<date>-<time> here)")
     bench_nzdd.add_argument("--quick", action="store_true", help="400 rows of ringnorm and twonorm, eps 0.05: seconds")
     bench_nzdd.add_argument("--datasets", nargs="+", default=None,
                             help="bundled names or twonorm_<rows> (generated); default: spambase ringnorm twonorm "

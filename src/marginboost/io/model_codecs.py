@@ -35,6 +35,7 @@ from marginboost.weak_learners.regression import RegressionStump, RegressionTree
 __all__ = [
     "Codes",
     "Count",
+    "MAX_MODEL_BYTES",
     "ModelFileError",
     "ModelFileMixin",
     "NO_STAGES",
@@ -45,6 +46,9 @@ __all__ = [
     "encode_hypothesis",
 ]
 
+
+# The default limit on the size of a model file that loading reads (checked before reading): 16 MiB.
+MAX_MODEL_BYTES = 16 * 2**20
 
 # What staged predictions say on a loaded model whose file does not keep the per-round weights.
 NO_STAGES = ("staged predictions need the weights of every round, which model files do not store: "
@@ -247,10 +251,13 @@ class Text:
 
 
 class Vector:
-    """One finite float per hypothesis; ``simplex``: non-negative and summing to 1 (within 1e-6)."""
+    """One finite float per hypothesis; ``simplex``: non-negative and summing to 1 (within 1e-6);
+    ``non_negative``: every entry >= 0 (the weights of an algorithm whose weights are
+    non-negative by definition: a negative one in a file is an edit, refused)."""
 
-    def __init__(self, simplex: bool = False):
+    def __init__(self, simplex: bool = False, non_negative: bool = False):
         self.simplex = simplex
+        self.non_negative = non_negative
 
     def encode(self, value):
         """The JSON value: a list of floats."""
@@ -259,6 +266,9 @@ class Vector:
     def decode(self, value, where: str, n_hypotheses: int) -> np.ndarray:
         """The float64 array of ``n_hypotheses`` finite numbers (on the simplex if ``simplex``); :class:`ModelFileError` otherwise."""
         arr = read_numbers(value, where, n_hypotheses)
+        if self.non_negative and arr.size and not bool(np.all(arr >= 0.0)):
+            k = int(np.argmin(arr))
+            raise ModelFileError(f"{where} must be non-negative, got {float(arr[k])!r} at entry {k}")
         if self.simplex:
             require(bool(np.all(arr >= 0.0)) and abs(arr.sum() - 1.0) <= 1e-6,
                     f"{where} must be non-negative and sum to 1, got sum {arr.sum():.12g}")
@@ -321,9 +331,10 @@ class ModelFileMixin:
         save_model(self, path)
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, max_bytes: int | None = MAX_MODEL_BYTES):
         """Read a model file written by :meth:`save`; returns the fitted estimator, which must
-        be an instance of this class (or a subclass)."""
+        be an instance of this class (or a subclass). ``max_bytes``: refuse a larger file, as
+        :func:`~marginboost.io.model_io.load_model` does (None: no limit)."""
         from marginboost.io.model_io import load_model
 
-        return load_model(path, expected=cls)
+        return load_model(path, expected=cls, max_bytes=max_bytes)

@@ -46,13 +46,26 @@ binary models; its ``history_`` is a list of None.
 
 Loading checks the format name and version and every field's type, length and range, and
 refuses anything else, and any parameter that is not a plain value, with
-:class:`ModelFileError` (a ``ValueError``) saying what was expected. Version 1 (the soft-margin
-family only: ``weights`` and a ``fit`` object at the top level) is still read.
+:class:`ModelFileError` (a ``ValueError``) saying what was expected. The ``state`` object must
+hold exactly the fields the named estimator class stores (its ``_model_state``), and
+``params`` only parameters of that class: a file whose ``estimator`` was changed to another
+class is refused, unless that class stores the same fields and takes those parameters (e.g.
+AdaBoost to MABoost, LPBoost to ERLPBoost), where the model loaded predicts as the original.
+Version 1 (the soft-margin family only: ``weights`` and a ``fit`` object at the top level)
+is still read.
+
+Size: :func:`load_model` refuses a file larger than ``max_bytes`` (default
+``MAX_MODEL_BYTES``, 16 MiB) before reading or parsing it, since parsing JSON takes several
+times the file's size in memory. Models of the package are far smaller (GBM's 100 depth-2
+trees: about 40 KB, 1000 depth-5 trees: under 2 MB); pass a larger ``max_bytes`` (or None,
+no limit) to read a larger file you trust. :func:`save_model` writes files of any size, with
+a warning above ``MAX_MODEL_BYTES``.
 """
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +73,7 @@ from sklearn.base import ClassifierMixin, clone
 
 from marginboost._version import __version__
 from marginboost.io.model_codecs import (
+    MAX_MODEL_BYTES,
     MODEL_CLASSES,
     ModelFileError,
     check_keys,
@@ -70,8 +84,8 @@ from marginboost.io.model_codecs import (
 )
 from marginboost.estimators.multiclass import is_one_vs_rest, summarise
 
-__all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "ModelFileError", "load_model", "model_from_dict",
-           "model_to_dict", "save_model"]
+__all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "load_model",
+           "model_from_dict", "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
 FORMAT_VERSION = 2
@@ -92,8 +106,9 @@ def save_model(estimator, path) -> None:
     TypeError for an estimator, a parameter or a hypothesis the format cannot hold (a
     weak-learner object, a scikit-learn hypothesis); ValueError for an unfitted estimator.
     The document is decoded before it is written, so a file that :func:`load_model` would
-    refuse is never written; the write goes through a temporary file, so an interrupted save
-    leaves no truncated model behind.
+    refuse is never written (but for its size: a file over ``MAX_MODEL_BYTES`` is written,
+    with a ``UserWarning``, and loads with a larger ``max_bytes``); the write goes through a
+    temporary file, so an interrupted save leaves no truncated model behind.
     """
     doc = model_to_dict(estimator)
     try:
@@ -101,21 +116,29 @@ def save_model(estimator, path) -> None:
     except ModelFileError as exc:
         raise ValueError(f"this {type(estimator).__name__} cannot be saved faithfully: {exc}") from None
     path = Path(path)
+    text = json.dumps(doc, allow_nan=False)
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(doc, allow_nan=False))
+        tmp.write_text(text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    size = len(text.encode())
+    if size > MAX_MODEL_BYTES:
+        warnings.warn(f"{path} is {size} bytes, over load_model's default limit of {MAX_MODEL_BYTES} bytes: "
+                      f"load it with load_model(path, max_bytes={size})", UserWarning, stacklevel=2)
 
 
-def load_model(path, expected: type | None = None):
+def load_model(path, expected: type | None = None, max_bytes: int | None = MAX_MODEL_BYTES):
     """Read a model file written by :func:`save_model`; returns the fitted estimator.
 
     ``expected``: refuse a file holding anything but an instance of this class.
+    ``max_bytes``: refuse a file larger than this many bytes (default ``MAX_MODEL_BYTES``,
+    16 MiB; None: no limit), before reading or parsing it.
     """
+    data = _read_bounded(Path(path), max_bytes)
     try:
-        doc = json.loads(Path(path).read_bytes(), parse_constant=_refuse_constant)
+        doc = json.loads(data, parse_constant=_refuse_constant)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ModelFileError) as exc:
         raise ModelFileError(f"{path}: not a marginboost model file (invalid JSON: {exc})") from None
     try:
@@ -125,6 +148,29 @@ def load_model(path, expected: type | None = None):
     if expected is not None and not isinstance(estimator, expected):
         raise ModelFileError(f"{path} holds a {type(estimator).__name__}, not a {expected.__name__}")
     return estimator
+
+
+def _read_bounded(path: Path, max_bytes: int | None) -> bytes:
+    """The bytes of ``path``; :class:`ModelFileError` naming the size and the limit for a file
+    over ``max_bytes``, checked on its size before reading, and while reading (a file that
+    grows, or a device or pipe whose size is not known beforehand)."""
+    if max_bytes is None:
+        return path.read_bytes()
+    if type(max_bytes) is not int or max_bytes < 0:
+        raise ValueError(f"max_bytes must be a non-negative int or None, got {max_bytes!r}")
+    with path.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > max_bytes:
+            raise ModelFileError(_too_large(path, f"{size} bytes", max_bytes))
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ModelFileError(_too_large(path, f"more than {max_bytes} bytes", max_bytes))
+    return data
+
+
+def _too_large(path: Path, size: str, max_bytes: int) -> str:
+    return (f"{path}: the file is {size}, over the limit of {max_bytes} bytes ({max_bytes / 2**20:.4g} MiB) for a "
+            "model file; load_model(path, max_bytes=...) reads a larger one")
 
 
 def _refuse_constant(name: str):

@@ -14,8 +14,76 @@ simplex restarts from it rather than from scratch.
 """
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
+import threading
+
 import highspy
 import numpy as np
+
+_BANNER_LOCK = threading.Lock()
+_banner_done = False  # set once the first Highs object was built with descriptor 1 on os.devnull
+
+
+def _libc_fflush() -> None:
+    """Flush C's stdio buffers (HiGHS writes through them), where the C library can be found."""
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):  # no dlopen(NULL) (Windows): HiGHS flushes its log itself
+        pass
+
+
+def new_highs() -> highspy.Highs:
+    """A ``highspy.Highs`` with its output off, its banner unprinted.
+
+    HiGHS prints ``Running HiGHS ...: Copyright ...`` from C++ on the first construction in a
+    process (highspy 1.16; older versions on the first call with ``output_flag`` still on), to
+    the process's file descriptor 1, before any option can be set. The first construction
+    therefore runs with descriptor 1 pointed at ``os.devnull`` (Python's own buffer flushed
+    first, C's flushed before it is restored), under a lock (two such constructions at once
+    would restore the wrong descriptor), and ``output_flag`` is turned off at once, which keeps
+    every later call quiet. Later constructions redirect nothing: what another thread writes
+    in that instant would be lost with the banner.
+    """
+    global _banner_done
+    if not _banner_done:
+        with _BANNER_LOCK:
+            if not _banner_done:
+                h = _quiet_first_highs()
+                _banner_done = True
+                return h
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _quiet_first_highs() -> highspy.Highs:
+    """``highspy.Highs()`` with file descriptor 1 on ``os.devnull`` (where it can be redirected)."""
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):  # no sys.stdout, or a closed one
+        pass
+    saved = devnull = None
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        saved = os.dup(1)
+        os.dup2(devnull, 1)
+    except OSError:  # no descriptor 1 (e.g. pythonw): nothing to print to either
+        if saved is not None:
+            os.close(saved)
+            saved = None
+    try:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+    finally:
+        if saved is not None:
+            _libc_fflush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        if devnull is not None:
+            os.close(devnull)
+    return h
 
 
 class SolverError(RuntimeError):
@@ -28,8 +96,7 @@ class RestrictedMasterLP:
     def __init__(self, m: int, nu: float, weights: np.ndarray | None = None):
         self.m = m
         self.n_rows = 0
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = new_highs()
         # Dual simplex: an added row keeps the old basis dual feasible (a hot start).
         h.setOptionValue("solver", "simplex")
         h.setOptionValue("simplex_strategy", 1)
