@@ -106,17 +106,17 @@ def _cases():
                                                                        secondary="newton", weak_learner="stump"), b),
         "mlpboost_hist_multiclass": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, weak_learner="hist_tree",
                                                                        secondary="newton"), mc),
-        "fwboost_regressor_squared": lambda: _fit(mb.FWBoostRegressor(beta=5.0, n_estimators=40), r, "coef_"),
+        "fwboost_regressor_squared": lambda: _fit(mb.FWBoostRegressor(beta=5.0, max_iter=40), r, "coef_"),
         "fwboost_regressor_R_huber_away": lambda: _fit(mb.FWBoostRegressor(loss="huber", beta=3.0, variant="R",
-                                                                           away_steps=True, n_estimators=40), r,
+                                                                           away_steps=True, max_iter=40), r,
                                                        "coef_"),
         "fwboost_regressor_short_step": lambda: _fit(mb.FWBoostRegressor(step="short_step", beta=5.0,
-                                                                         n_estimators=30), r, "coef_"),
+                                                                         max_iter=30), r, "coef_"),
         "fwboost_regressor_classic_absolute": lambda: _fit(mb.FWBoostRegressor(loss="absolute", step="classic",
-                                                                               n_estimators=30), r, "coef_"),
-        "fwboost_classifier": lambda: _fit(mb.FWBoostClassifier(n_estimators=40), b, "coef_"),
+                                                                               max_iter=30), r, "coef_"),
+        "fwboost_classifier": lambda: _fit(mb.FWBoostClassifier(max_iter=40), b, "coef_"),
         "fwboost_classifier_logistic_away": lambda: _fit(mb.FWBoostClassifier(loss="logistic", away_steps=True,
-                                                                              n_estimators=40), b, "coef_"),
+                                                                              max_iter=40), b, "coef_"),
         "maboost": lambda: _fit(mb.MABoostClassifier(max_iter=40), b, "coef_"),
         "maboost_l2_lazy_smooth": lambda: _fit(mb.MABoostClassifier(regularizer="l2", update="lazy",
                                                                     variant="smooth", max_iter=40), b, "coef_"),
@@ -133,9 +133,9 @@ def _cases():
         "softboost": lambda: _fit(mb.SoftBoostClassifier(nu=0.2, eps=0.1, max_iter=60), b),
         "adaboostv": lambda: _fit(mb.AdaBoostVClassifier(eps=0.2, max_iter=60), b),
         "smoothboost": lambda: _fit(mb.SmoothBoostClassifier(kappa=0.2, gamma=0.2, max_iter=60), b),
-        "gbm_regressor": lambda: _fit(mb.GBMRegressor(n_estimators=30, subsample=0.7, random_state=4), r, None),
-        "gbm_classifier": lambda: _fit(mb.GBMClassifier(n_estimators=30, random_state=5), b, None),
-        "gbm_classifier_multiclass": lambda: _fit(mb.GBMClassifier(n_estimators=10, random_state=5), mc, None),
+        "gbm_regressor": lambda: _fit(mb.GBMRegressor(max_iter=30, subsample=0.7, random_state=4), r, None),
+        "gbm_classifier": lambda: _fit(mb.GBMClassifier(max_iter=30, random_state=5), b, None),
+        "gbm_classifier_multiclass": lambda: _fit(mb.GBMClassifier(max_iter=10, random_state=5), mc, None),
         "graphsepboost": lambda: _fit(mb.GraphSepBoostClassifier(max_iter=30), b, None),
     }
 
@@ -143,26 +143,26 @@ def _cases():
         X, y, _ = r
         p = np.full(y.shape[0], 1.0 / y.shape[0])
         res = fwboost(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 4.0, away_steps=True,
-                      n_estimators=30)
+                      max_iter=30)
         return _result_snapshot(res, res.weights)
 
     def fw_loop_classic():
         X, y, _ = b
         y_pm = np.where(y == 1, 1.0, -1.0)
         res = fwboost(classifier_oracle(DecisionStump(), X), LogisticLoss(), y_pm, 3.0, step="classic",
-                      n_estimators=30)
+                      max_iter=30)
         return _result_snapshot(res, res.weights)
 
     def adaboost_fw_loop():
         X, y, _ = b
         y_pm = np.where(y == 1, 1.0, -1.0)
-        res = adaboost_fw(DecisionStump().prepare(X, y_pm), y_pm, 2.0, n_estimators=30)
+        res = adaboost_fw(DecisionStump().prepare(X, y_pm), y_pm, 2.0, max_iter=30)
         return _result_snapshot(res, res.weights)
 
     def blasso_loop():
         X, y, _ = r
         p = np.full(y.shape[0], 1.0 / y.shape[0])
-        res = blasso(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 0.05, n_estimators=60)
+        res = blasso(regression_oracle(LeastSquaresTree(2), X, p), SquaredLoss(), y, 0.05, max_iter=60)
         return _result_snapshot(res, res.weights)
 
     cases.update({"fwboost_loop_away": fw_loop, "fwboost_loop_classic": fw_loop_classic,

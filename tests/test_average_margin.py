@@ -155,3 +155,45 @@ def test_not_converged_warns():
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         est = AverageMarginBoostClassifier(nu=0.1, eps=0.001, max_iter=3).fit(X_OK, Y_OK)
     assert est.status_ == "max_iter" and est.n_iter_ == 3
+
+
+def test_round_ensemble_is_the_model_stored_at_that_round():
+    """record.ensemble() at round t gives the vote a fit stopped after round t stores: the same
+    stumps and weights (weight 0 for stumps stored at earlier rounds only), the same signs."""
+    X, y = make_classification(n_samples=80, n_features=3, n_informative=2, n_redundant=0, random_state=3)
+    seen = []
+
+    def record(r):
+        seen.append((r.round, r.ensemble()))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        AverageMarginBoostClassifier(nu=0.3, eps=0.01, max_iter=6, callbacks=[record]).fit(X, y)
+        for t, (hypotheses, weights, offset) in seen:
+            ref = AverageMarginBoostClassifier(nu=0.3, eps=0.01, max_iter=t + 1).fit(X, y)
+            assert offset == 0.0 and len(hypotheses) == weights.shape[0]
+            used = [(h.feature, h.threshold, h.sign, w) for h, w in zip(hypotheses, weights) if w != 0.0]
+            stored = [(h.feature, h.threshold, h.sign, w) for h, w in zip(ref.hypotheses_, ref.weights_)]
+            assert sorted(used) == sorted(stored)
+            vote = np.column_stack([h.predict(X) for h in hypotheses]) @ weights
+            np.testing.assert_allclose(vote, ref.decision_function(X), atol=1e-12)
+    assert [t for t, _ in seen] == list(range(6))
+    # the list of stumps only grows, and keeps its objects: early stopping evaluates each once
+    for (_, (before, _, _)), (_, (after, _, _)) in zip(seen, seen[1:]):
+        assert all(a is b for a, b in zip(before, after))
+
+
+@pytest.mark.parametrize("step", ["classic", "line_search"])
+def test_warm_start_is_one_longer_fit_history_included(step):
+    X, y = make_classification(n_samples=80, n_features=3, n_informative=2, n_redundant=0, random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = AverageMarginBoostClassifier(nu=0.3, eps=0.001, step=step, max_iter=3, warm_start=True).fit(X, y)
+        est.set_params(max_iter=8).fit(X, y)
+        ref = AverageMarginBoostClassifier(nu=0.3, eps=0.001, step=step, max_iter=8).fit(X, y)
+    assert est.n_iter_ == ref.n_iter_ > 3
+    np.testing.assert_array_equal(est.weights_, ref.weights_)
+    np.testing.assert_array_equal(est.distribution_, ref.distribution_)
+    assert est.margin_ == ref.margin_
+    for key in set(HISTORY_COLUMNS) - {"time", "oracle_time"}:  # the step after row 2 is in row 2, as in one fit
+        np.testing.assert_array_equal(est.history_[key], ref.history_[key], err_msg=key)

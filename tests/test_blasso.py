@@ -56,7 +56,7 @@ def lasso_reference(D, r):
 def test_path_tracks_the_lasso_path(problem, eps, tol):
     _, y, D = problem
     c = y.mean()
-    res = blasso(dictionary_oracle(D), SquaredLoss(), y, eps, offset=c, n_estimators=5000)
+    res = blasso(dictionary_oracle(D), SquaredLoss(), y, eps, offset=c, max_iter=5000)
     assert res.status == "lambda<=0"
     T_ref, L_ref, alpha_ref = lasso_reference(D, y - c)
     T, L = res.history["l1_norm"], res.history["loss"]
@@ -77,7 +77,7 @@ def test_path_tracks_the_lasso_path(problem, eps, tol):
 
 def test_backward_and_forward_steps_never_raise_the_penalised_loss(problem):
     _, y, D = problem
-    res = blasso(dictionary_oracle(D), SquaredLoss(), y, 0.02, offset=y.mean(), n_estimators=3000)
+    res = blasso(dictionary_oracle(D), SquaredLoss(), y, 0.02, offset=y.mean(), max_iter=3000)
     h = res.history
     assert (h["direction"] == 2).sum() > 10, "the data must exercise backward steps"
     lam_next = h["lam"][1:]
@@ -93,7 +93,7 @@ def test_tree_oracle_path_and_staged_outputs(problem):
     X, y, _ = problem
     p = np.full(M, 1.0 / M)
     res = blasso(regression_oracle(LeastSquaresTree(max_depth=2), X, p), SquaredLoss(), y, 0.05,
-                 offset=y.mean(), n_estimators=200)
+                 offset=y.mean(), max_iter=200)
     assert res.n_iter == len(res.steps) == res.history["round"][-1]
     staged = list(staged_blasso(res, X))
     assert len(staged) == res.n_iter

@@ -10,6 +10,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from marginboost.classic.adaboostv import adaboostv_rounds
+from marginboost.classic.smoothboost import smoothboost_rounds
 from marginboost.estimators.classic import (
     AdaBoostVClassifier,
     SmoothBoostClassifier,
@@ -18,6 +20,7 @@ from marginboost.estimators.classic import (
 )
 from marginboost.estimators.soft_margin import LPBoostClassifier
 from marginboost.soft_margin.objectives import soft_margin
+from marginboost.weak_learners.ensemble_outputs import output_matrix
 from marginboost.weak_learners.naive_bayes import GaussianNaiveBayes
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
 
@@ -79,6 +82,43 @@ def test_max_iter_warns_and_reports_status(cancer):
         with pytest.warns(ConvergenceWarning, match="max_iter"):
             est.fit(X, y)
         assert est.status_ == "max_iter" and est.n_iter_ == 3
+
+
+@pytest.mark.parametrize("est,bound", [
+    (AdaBoostVClassifier(eps=1e-10, weak_learner="stump"), lambda m: adaboostv_rounds(m, 1e-10)),
+    (SmoothBoostClassifier(kappa=0.01, gamma=0.01, weak_learner="stump"), lambda m: smoothboost_rounds(0.01, 0.01)),
+], ids=["AdaBoostV", "SmoothBoost"])
+def test_default_max_iter_is_a_finite_cap_not_the_round_bound(est, bound):
+    """The round bounds are what to pass for the guarantees; the default is a finite cap. At
+    eps = 1e-10 AdaBoostV's bound is ~1e21 rounds (a fit that never ends): the default fit ends."""
+    X, y = make_classification(n_samples=60, n_features=4, flip_y=0.15, random_state=2)
+    assert est.max_iter == 1000 and bound(60) > 10**6
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y)
+    assert 1 <= est.n_iter_ <= 1000 and len(est.history_["round"]) == est.n_iter_
+    assert est.status_ in ("max_iter", "converged", "perfect", "no_edge")
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_round_ensemble_is_the_staged_model(cls, cancer):
+    """``record.ensemble()`` (what early stopping scores) is, round by round, the model whose
+    decision function ``staged_decision_function`` yields."""
+    X, y = cancer
+    votes = []
+
+    def record_vote(record):
+        hypotheses, weights, offset = record.ensemble()
+        votes.append(offset + output_matrix(list(hypotheses), X) @ weights)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = cls(weak_learner="stump", max_iter=15, callbacks=[record_vote]).fit(X, y)
+    staged = list(est.staged_decision_function(X))
+    assert len(votes) == len(staged) == est.n_iter_
+    for vote, value in zip(votes, staged):
+        np.testing.assert_allclose(vote, value, atol=1e-12)
+    np.testing.assert_allclose(votes[-1], est.decision_function(X), atol=1e-12)
 
 
 # ---------------------------------------------------------------- bad input

@@ -41,8 +41,8 @@ def test_fit_then_predict(tmp_path, capsys):
     ("maboost", ["--max-iter", "10", "--param", "variant=smooth", "--param", "regularizer=l2"]),
     ("madaboost", ["--max-iter", "10"]),
     ("averagemargin", ["--nu", "0.2", "--eps", "0.1", "--max-iter", "20"]),
-    ("fwboost", ["--param", "n_estimators=10", "--param", "away_steps=true"]),
-    ("gbm", ["--max-depth", "2", "--param", "n_estimators=10", "--param", "random_state=none"]),
+    ("fwboost", ["--param", "max_iter=10", "--param", "away_steps=true"]),
+    ("gbm", ["--max-depth", "2", "--param", "max_iter=10", "--param", "random_state=none"]),
     ("graphsepboost", ["--max-iter", "10"]),
 ])
 def test_every_booster_fits_and_predicts_through_a_model_file(tmp_path, capsys, booster, options):
@@ -71,7 +71,7 @@ def test_predict_refuses_a_regressor(tmp_path, capsys):
     from marginboost import GBMRegressor
 
     model = tmp_path / "reg.json"
-    GBMRegressor(n_estimators=2).fit(np.random.default_rng(0).normal(size=(20, 13)), np.arange(20.0)).save(model)
+    GBMRegressor(max_iter=2).fit(np.random.default_rng(0).normal(size=(20, 13)), np.arange(20.0)).save(model)
     code, _, err = run(capsys, "predict", "--data", "heart", "--model", str(model))
     assert code == 2 and "holds a GBMRegressor: the command line predicts with classifiers only" in err
 
@@ -99,7 +99,7 @@ def test_fit_a_csv_file(tmp_path, capsys):
         (["fit", "--data", "heart", "--booster", "gbm", "--param", "beta=2"], "has no parameter 'beta'"),
         (["fit", "--data", "heart", "--booster", "gbm", "--param", "max_depth=2", "--max-depth", "2"],
          "'max_depth' given twice"),
-        (["fit", "--data", "heart", "--booster", "gbm", "--param", "n_estimators=0"], "'n_estimators' parameter"),
+        (["fit", "--data", "heart", "--booster", "gbm", "--param", "max_iter=0"], "'max_iter' parameter"),
         (["predict", "--data", "heart", "--model", "missing.json"], "No such file"),
     ],
 )
@@ -117,7 +117,7 @@ def test_argparse_mistakes_are_one_line_too(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "invalid choice: 'xgboost'" in err
     with pytest.raises(SystemExit):
-        main(["fit", "--data", "heart", "--param", "n_estimators"])
+        main(["fit", "--data", "heart", "--param", "max_iter"])
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "expected NAME=VALUE" in err
 
@@ -141,7 +141,7 @@ def test_three_class_csv_fits_and_predicts_one_vs_rest(tmp_path, capsys, booster
     data = tmp_path / "three.csv"
     data.write_text("a,b,side\n" + "\n".join(f"{r[0]},{r[1]},{t}" for r, t in zip(X, labels)))
     model = tmp_path / "three.json"
-    options = ["--param", "n_estimators=20"] if booster == "gbm" else ["--max-iter", "50"]
+    options = ["--max-iter", "20"] if booster == "gbm" else ["--max-iter", "50"]
     code, out, err = run(capsys, "fit", "--data", str(data), "--booster", booster, "--weak-learner", "stump",
                          *options, "--model", str(model))
     assert code == 0, err

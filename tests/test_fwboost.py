@@ -84,7 +84,7 @@ def test_away_step_fwboost_c_reaches_the_cvxpy_optimum(data, loss, beta, step):
     X, y, A = _problem(data, loss)
     ref = cvxpy_optimum(A, loss, y, beta)
     res = fwboost(classifier_oracle(DecisionStump(), X), loss, y, beta, step=step, away_steps=True,
-                  n_estimators=5000, tol=1e-6)
+                  max_iter=5000, tol=1e-6)
     assert res.status == "converged" and res.gap <= 1e-6
     # the optimum lies in [L - gap, L]; Clarabel is accurate to ~1e-8
     assert ref - 1e-7 <= res.loss <= ref + res.gap + 1e-7
@@ -101,7 +101,7 @@ def test_classic_step_obeys_the_frank_wolfe_rate(data, loss, beta):
     """Jaggi (2013): L(F_t) - L* <= 2 C diam^2 / (t + 2), diam = 2 beta sqrt(m) in l2."""
     X, y, A = _problem(data, loss)
     ref = cvxpy_optimum(A, loss, y, beta)
-    res = fwboost(classifier_oracle(DecisionStump(), X), loss, y, beta, step="classic", n_estimators=2000)
+    res = fwboost(classifier_oracle(DecisionStump(), X), loss, y, beta, step="classic", max_iter=2000)
     C = loss.smoothness(y, -beta, beta)
     t = res.history["round"][1:]
     assert np.all(res.history["loss"][1:] - ref <= 2 * C * 4 * beta**2 * M / (t + 2))
@@ -118,7 +118,7 @@ def test_plain_fw_line_search_and_offset(data):
     assert c == pytest.approx(y.mean(), abs=1e-10)
     ref = cvxpy_optimum(A, loss, y, 1.0, offset=c)
     res = fwboost(classifier_oracle(EdgeTree(max_depth=1), X), loss, y, 1.0, offset=c,
-                  step="line_search", n_estimators=3000, tol=2e-3)
+                  step="line_search", max_iter=3000, tol=2e-3)
     assert res.status == "converged"
     assert ref - 1e-7 <= res.loss <= ref + res.gap + 1e-7
 
@@ -130,7 +130,7 @@ def test_absolute_loss_classic_step_certificate(data):
     c = best_constant(loss, y)
     ref = cvxpy_optimum(A, loss, y, 1.0, offset=c)
     res = fwboost(classifier_oracle(DecisionStump(), X), loss, y, 1.0, offset=c, step="classic",
-                  n_estimators=500)
+                  max_iter=500)
     assert np.all(res.history["loss"] - ref >= -1e-7)
     assert np.all(res.history["loss"] - ref <= res.history["gap"] + 1e-7)
     assert res.loss - ref < 0.5 * (res.history["loss"][0] - ref)
@@ -146,7 +146,7 @@ def test_fwboost_r_descends_stays_feasible_and_its_gap_is_only_along_its_vertex(
     beta = 2.0
     ref = cvxpy_optimum(A, loss, y, beta)
     res = fwboost(regression_oracle(LeastSquaresStump(), X, np.full(M, 1.0 / M)), loss, y, beta,
-                  step="line_search", n_estimators=500, tol=1e-9)
+                  step="line_search", max_iter=500, tol=1e-9)
     assert np.all(np.diff(res.history["loss"]) <= 1e-12)
     assert res.loss < res.history["loss"][0]
     _check_feasible_path(res, [h.predict(X) for h in res.hypotheses])
@@ -181,9 +181,9 @@ def test_adaboost_fw_is_fwboost_c_with_exponential_loss(data, step):
     H = np.random.default_rng(5).uniform(-1.0, 1.0, size=(M, 40))
     learner = TableLearner(H)
     beta, T = 3.0, 60
-    ada = adaboost_fw(learner.prepare(None, y), y, beta, step=step, n_estimators=T, keep_distributions=True)
+    ada = adaboost_fw(learner.prepare(None, y), y, beta, step=step, max_iter=T, keep_distributions=True)
     gen = fwboost(classifier_oracle(learner, np.zeros((M, 1))), ExponentialLoss(), y, beta, step=step,
-                  n_estimators=T)
+                  max_iter=T)
     assert ada.hypotheses == gen.hypotheses
     for key in ("loss", "gap", "step", "l1_norm", "n_active"):
         np.testing.assert_allclose(ada.history[key], gen.history[key], rtol=1e-9, atol=1e-12)
@@ -263,7 +263,7 @@ def test_sklearn_contract(estimator, check):
 
 def test_regressor_attributes_history_and_staged_predictions():
     X, y = load_diabetes(return_X_y=True)
-    est = FWBoostRegressor(beta=200.0, n_estimators=60, weak_learner="stump").fit(X, y)
+    est = FWBoostRegressor(beta=200.0, max_iter=60, weak_learner="stump").fit(X, y)
     assert est.offset_ == pytest.approx(y.mean())
     n = est.n_iter_
     assert n == 60 and est.status_ == "max_iter"
@@ -281,7 +281,7 @@ def test_regressor_attributes_history_and_staged_predictions():
 def test_classifier_labels_and_staged_decision():
     X, y = make_classification(n_samples=200, n_features=6, random_state=0)
     labels = np.where(y == 1, "yes", "no")
-    est = FWBoostClassifier(beta=3.0, n_estimators=40, weak_learner="stump").fit(X, labels)
+    est = FWBoostClassifier(beta=3.0, max_iter=40, weak_learner="stump").fit(X, labels)
     assert list(est.classes_) == ["no", "yes"]
     assert est.score(X, labels) > 0.85
     score = est.decision_function(X)
@@ -300,7 +300,7 @@ def test_classifier_labels_and_staged_decision():
         (FWBoostRegressor(loss="hinge"), None, r"'loss' parameter"),
         (FWBoostRegressor(step="armijo"), None, r"'step' parameter"),
         (FWBoostRegressor(variant="Q"), None, r"'variant' parameter"),
-        (FWBoostRegressor(n_estimators=0), None, r"'n_estimators' parameter .* range \[1, inf\)"),
+        (FWBoostRegressor(max_iter=0), None, r"'max_iter' parameter .* range \[1, inf\)"),
         (FWBoostRegressor(tol=-1.0), None, r"'tol' parameter"),
         (FWBoostRegressor(loss="logistic"), None, r"loss='logistic' is a classification loss"),
         (FWBoostRegressor(loss="absolute"), None, r"only step='classic'"),

@@ -30,11 +30,11 @@ def _same_partition(a, b):
 
 @pytest.mark.parametrize("max_depth", [1, 3, 5])
 def test_squared_loss_matches_sklearn_regressor(max_depth):
-    settings = dict(n_estimators=40, learning_rate=0.3, max_depth=max_depth)
+    settings = dict(learning_rate=0.3, max_depth=max_depth)
     for p in (1, 4):
         X, y, _, _, X_test = _data(p)
-        sk = GradientBoostingRegressor(random_state=0, **settings).fit(X, y)
-        ours = GBMRegressor(**settings).fit(X, y)
+        sk = GradientBoostingRegressor(n_estimators=40, random_state=0, **settings).fit(X, y)
+        ours = GBMRegressor(max_iter=40, **settings).fit(X, y)
         assert ours.init_ == pytest.approx(y.mean(), abs=1e-12)
         np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=0, atol=1e-8)
         for ours_t, sk_t in zip(ours.staged_predict(X), sk.staged_predict(X)):
@@ -51,11 +51,12 @@ def test_squared_loss_matches_sklearn_regressor(max_depth):
 @pytest.mark.parametrize("loss, sk_loss", [("logistic", "log_loss"), ("exponential", "exponential")])
 @pytest.mark.parametrize("max_depth", [1, 3])
 def test_newton_leaves_match_sklearn_classifier(loss, sk_loss, max_depth):
-    settings = dict(n_estimators=30, learning_rate=0.5, max_depth=max_depth)
+    settings = dict(learning_rate=0.5, max_depth=max_depth)
     for p in (1, 3):
         X, _, labels, w, X_test = _data(p, seed=1)
-        sk = GradientBoostingClassifier(loss=sk_loss, random_state=0, **settings).fit(X, labels, sample_weight=w)
-        ours = GBMClassifier(loss=loss, leaf_update="newton", **settings).fit(X, labels, sample_weight=w)
+        sk = GradientBoostingClassifier(loss=sk_loss, n_estimators=30, random_state=0, **settings).fit(
+            X, labels, sample_weight=w)
+        ours = GBMClassifier(loss=loss, leaf_update="newton", max_iter=30, **settings).fit(X, labels, sample_weight=w)
         np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), rtol=0, atol=1e-8)
         if p == 1:
             np.testing.assert_allclose(ours.decision_function(X_test), sk.decision_function(X_test),
@@ -63,14 +64,15 @@ def test_newton_leaves_match_sklearn_classifier(loss, sk_loss, max_depth):
         np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
         np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), rtol=0, atol=1e-8)
         if max_depth == 1:  # Newton leaves on LeastSquaresStump too
-            stumps = GBMClassifier(loss=loss, weak_learner="stump", **settings).fit(X, labels, sample_weight=w)
+            stumps = GBMClassifier(loss=loss, weak_learner="stump", max_iter=30, **settings).fit(
+                X, labels, sample_weight=w)
             np.testing.assert_allclose(stumps.decision_function(X), sk.decision_function(X), rtol=0, atol=1e-8)
 
 
 def test_weighted_regressor_matches_sklearn():
     X, y, _, w, X_test = _data(1, seed=2)
     sk = GradientBoostingRegressor(n_estimators=25, max_depth=3, random_state=0).fit(X, y, sample_weight=w)
-    ours = GBMRegressor(n_estimators=25, max_depth=3).fit(X, y, sample_weight=w)
+    ours = GBMRegressor(max_iter=25, max_depth=3).fit(X, y, sample_weight=w)
     np.testing.assert_allclose(ours.predict(X_test), sk.predict(X_test), rtol=0, atol=1e-8)
 
 
@@ -79,7 +81,7 @@ def test_subsampling_equals_reference_loop_with_sklearn_trees():
     the reference replays the documented draws with sklearn trees."""
     X, y, _, _, X_test = _data(1, seed=3)
     m, lr, T, frac, seed = X.shape[0], 0.2, 20, 0.6, 7
-    ours = GBMRegressor(n_estimators=T, learning_rate=lr, subsample=frac, max_depth=3, random_state=seed).fit(X, y)
+    ours = GBMRegressor(max_iter=T, learning_rate=lr, subsample=frac, max_depth=3, random_state=seed).fit(X, y)
     rng = np.random.default_rng(seed)
     F, F_test = np.full(m, y.mean()), np.full(X_test.shape[0], y.mean())
     for _ in range(T):
@@ -88,7 +90,7 @@ def test_subsampling_equals_reference_loop_with_sklearn_trees():
         tree = DecisionTreeRegressor(max_depth=3).fit(X, y - F, sample_weight=mask)
         F, F_test = F + lr * tree.predict(X), F_test + lr * tree.predict(X_test)
     np.testing.assert_allclose(ours.predict(X_test), F_test, rtol=0, atol=1e-8)
-    again = GBMRegressor(n_estimators=T, learning_rate=lr, subsample=frac, max_depth=3, random_state=seed).fit(X, y)
+    again = GBMRegressor(max_iter=T, learning_rate=lr, subsample=frac, max_depth=3, random_state=seed).fit(X, y)
     np.testing.assert_array_equal(again.predict(X_test), ours.predict(X_test))
 
 
@@ -96,7 +98,7 @@ def test_update_is_shrunken_negative_gradient_fit():
     """F_{t+1} = F_t + lr h_t with h_t the least-squares fit of -l'(F_t, y) (Huber, stumps)."""
     X, y, _, _, _ = _data(3, m=60, seed=4)
     loss = HuberLoss(delta=0.3)
-    res = gbm(LeastSquaresStump(), X, loss, y, learning_rate=0.4, n_estimators=5)
+    res = gbm(LeastSquaresStump(), X, loss, y, learning_rate=0.4, max_iter=5)
     oracle = LeastSquaresStump().prepare(X)
     F = np.full(y.shape[0], res.init)
     for h in res.hypotheses:
@@ -120,7 +122,7 @@ def test_initial_constant_minimises_the_loss(loss):
 
 def test_history_staged_and_loss_decreases():
     X, y, labels, _, _ = _data(2, m=100, seed=6)
-    est = GBMClassifier(n_estimators=15, max_depth=2).fit(X, labels)
+    est = GBMClassifier(max_iter=15, max_depth=2).fit(X, labels)
     h = est.history_
     assert set(h) == {"round", "loss", "time"} and len(h["loss"]) == 16
     np.testing.assert_array_equal(h["round"], np.arange(16))
@@ -136,7 +138,7 @@ def test_history_staged_and_loss_decreases():
 
 @pytest.mark.parametrize("params, name", [
     ({"learning_rate": 0.0}, "learning_rate"), ({"learning_rate": -1.0}, "learning_rate"),
-    ({"n_estimators": 0}, "n_estimators"), ({"subsample": 0.0}, "subsample"),
+    ({"max_iter": 0}, "max_iter"), ({"subsample": 0.0}, "subsample"),
     ({"subsample": 1.5}, "subsample"), ({"max_depth": 0}, "max_depth"),
     ({"leaf_update": "line"}, "leaf_update"), ({"loss": "hinge"}, "loss"),
     ({"weak_learner": "forest"}, "weak_learner"), ({"random_state": "x"}, "random_state"),
@@ -157,7 +159,7 @@ def test_incompatible_choices_raise():
     with pytest.raises(ValueError, match="leaf_update='newton'.*weak_learner"):
         GBMClassifier(weak_learner=DecisionTreeRegressor(max_depth=2)).fit(X, labels)
     # 'mean' leaves work with any regressor
-    est = GBMClassifier(weak_learner=DecisionTreeRegressor(max_depth=2), leaf_update="mean", n_estimators=5)
+    est = GBMClassifier(weak_learner=DecisionTreeRegressor(max_depth=2), leaf_update="mean", max_iter=5)
     assert est.fit(X, labels).score(X, labels) > 0.7
 
 
@@ -168,7 +170,7 @@ def _expected_failures(est):
     return {}
 
 
-@parametrize_with_checks([GBMRegressor(n_estimators=20), GBMClassifier(n_estimators=20),
+@parametrize_with_checks([GBMRegressor(max_iter=20), GBMClassifier(max_iter=20),
                           GBMRegressor(loss="huber", subsample=0.7, weak_learner="stump", random_state=0),
                           GBMClassifier(loss="exponential", leaf_update="mean", max_depth=2)],
                          expected_failed_checks=_expected_failures)

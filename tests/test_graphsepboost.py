@@ -121,3 +121,26 @@ def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_warm_start_continues_and_a_finished_fit_stays_finished():
+    X, y = _separable(m=50, seed=3)
+    est = GraphSepBoostClassifier(weak_learner="stump", max_iter=2, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y)
+    assert est.status_ == "max_iter" and est.n_iter_ == 2
+    est.set_params(max_iter=1000).fit(X, y)
+    ref = GraphSepBoostClassifier(weak_learner="stump").fit(X, y)
+    assert est.status_ == ref.status_ == "separated" and est.n_iter_ == ref.n_iter_
+    for key in ("round", "edges", "edge"):
+        np.testing.assert_array_equal(est.history_[key], ref.history_[key])
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+    est.fit(X, y)  # nothing left to separate: no round added
+    assert est.status_ == "separated" and est.n_iter_ == ref.n_iter_
+
+
+def test_early_stopping_is_refused():
+    X, y = _separable(m=30)
+    with pytest.raises(ValueError, match="early_stopping is not available for GraphSepBoostClassifier"):
+        GraphSepBoostClassifier(early_stopping=True).fit(X, y)

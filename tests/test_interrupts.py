@@ -112,14 +112,14 @@ CASES = {
     "MadaBoost": Case(lambda wl: MadaBoostClassifier(weak_learner=wl), "max_iter", convergence_warning=False),
     "AdaBoost": Case(lambda wl: AdaBoostClassifier(weak_learner=wl), "max_iter", convergence_warning=False),
     "GraphSepBoost": Case(lambda wl: GraphSepBoostClassifier(weak_learner=wl), "max_iter"),
-    "FWBoostClassifier": Case(lambda wl: FWBoostClassifier(weak_learner=wl), "n_estimators", lag=2,
+    "FWBoostClassifier": Case(lambda wl: FWBoostClassifier(weak_learner=wl), "max_iter", lag=2,
                               convergence_warning=False),
-    "FWBoostRegressor": Case(lambda wl: FWBoostRegressor(weak_learner=wl), "n_estimators", real_targets=True,
+    "FWBoostRegressor": Case(lambda wl: FWBoostRegressor(weak_learner=wl), "max_iter", real_targets=True,
                              lag=2, convergence_warning=False),
-    "GBMRegressor": Case(lambda wl: GBMRegressor(weak_learner=wl), "n_estimators", regression_learner=True,
+    "GBMRegressor": Case(lambda wl: GBMRegressor(weak_learner=wl), "max_iter", regression_learner=True,
                          real_targets=True, convergence_warning=False),
     "GBMClassifier": Case(lambda wl: GBMClassifier(weak_learner=wl, leaf_update="mean", subsample=0.7,
-                                                   random_state=0), "n_estimators", regression_learner=True,
+                                                   random_state=0), "max_iter", regression_learner=True,
                           convergence_warning=False),
     # no weak-learner parameter: the seam is the NZDD's average-margin oracle (see _estimator)
     "AverageMargin": Case(lambda wl: AverageMarginBoostClassifier(nu=0.2, eps=0.05), "max_iter", staged=False),
@@ -344,10 +344,10 @@ def _assert_same_value(name, a, b):
         assert a == b, name
 
 
-def _adaboost_fw(small, k, n_estimators=100, step="line_search"):
+def _adaboost_fw(small, k, max_iter=100, step="line_search"):
     X, y, _, _ = small
     return adaboost_fw(InterruptAt(DecisionStump(), k).prepare(X, y), y, 2.0, step=step,
-                       n_estimators=n_estimators, keep_distributions=True)
+                       max_iter=max_iter, keep_distributions=True)
 
 
 @pytest.mark.parametrize("step", ["classic", "line_search"])
@@ -356,7 +356,7 @@ def test_adaboost_fw_interrupt_keeps_the_completed_iterates(small, k, step):
     res = _adaboost_fw(small, k, step=step)
     kept = k - 2  # oracle call t + 1 is at iterate t; the iterate before it is the last with its gap
     assert res.status == "interrupted" and res.n_iter == kept
-    ref = _adaboost_fw(small, None, n_estimators=kept, step=step)
+    ref = _adaboost_fw(small, None, max_iter=kept, step=step)
     assert ref.status == "max_iter"
     _assert_same_result(res, ref)
     assert res.distributions.shape[0] == len(res.history["round"]) == kept + 1
@@ -372,7 +372,7 @@ def test_adaboost_fw_interrupt_propagates_on_request_and_before_an_iterate_compl
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_adaboost_fw_interrupt_while_logging_the_weights_path(small, when, monkeypatch):
-    ref = _adaboost_fw(small, None, n_estimators=3)
+    ref = _adaboost_fw(small, None, max_iter=3)
     _interrupt_third_path_append(when, monkeypatch)
     res = _adaboost_fw(small, None)
     assert res.status == "interrupted"
@@ -380,11 +380,11 @@ def test_adaboost_fw_interrupt_while_logging_the_weights_path(small, when, monke
     assert [s[:2] for s in res.weights_path._steps] == [s[:2] for s in ref.weights_path._steps]
 
 
-def _blasso(small, k, n_estimators=200):
+def _blasso(small, k, max_iter=200):
     _, _, X, y = small
     p = np.full(X.shape[0], 1.0 / X.shape[0])
     return blasso(regression_oracle(RegressionInterruptAt(LeastSquaresStump(), k), X, p), SquaredLoss(), y, 0.2,
-                  n_estimators=n_estimators)
+                  max_iter=max_iter)
 
 
 @pytest.fixture(scope="module")
@@ -405,7 +405,7 @@ def test_blasso_interrupt_keeps_the_completed_steps(small, blasso_full):
         res = _blasso(small, k)
         kept = forward_at[k - 1] if k <= len(forward_at) else blasso_full.n_iter
         assert res.status == "interrupted" and res.n_iter == kept, k
-        ref = _blasso(small, None, n_estimators=kept)
+        ref = _blasso(small, None, max_iter=kept)
         assert ref.status == "max_iter"
         _assert_same_result(res, ref)
         assert len(res.hypotheses) == len(res.scales) == len(res.counts) > max(j for j, _ in res.steps)
@@ -425,7 +425,7 @@ def test_blasso_interrupt_in_a_backward_or_forward_evaluation(small, blasso_full
     res = _blasso(small, None)
     monkeypatch.undo()
     assert res.status == "interrupted" and 1 <= res.n_iter < blasso_full.n_iter
-    _assert_same_result(res, _blasso(small, None, n_estimators=res.n_iter))
+    _assert_same_result(res, _blasso(small, None, max_iter=res.n_iter))
 
 
 def test_blasso_interrupt_propagates_on_request_and_before_a_step_completes(small, monkeypatch):
@@ -470,7 +470,7 @@ def test_a_failed_lp_solve_fails_the_fit_naming_solver_and_status(make, data, mo
         est.predict(X)
 
 
-@pytest.mark.parametrize("make", [lambda: FWBoostRegressor(n_estimators=5), lambda: GBMRegressor(n_estimators=5)])
+@pytest.mark.parametrize("make", [lambda: FWBoostRegressor(max_iter=5), lambda: GBMRegressor(max_iter=5)])
 def test_a_failed_regressor_refit_leaves_it_unfitted(make, data):
     """Regressors do not go through one_vs_rest; their fit forgets the earlier model all the same."""
     X, y = data[True]
@@ -522,7 +522,7 @@ def test_gbm_random_state_fixes_the_subsamples(subsample, data):
     X, y = data[True]
 
     def fit(seed):
-        return GBMRegressor(n_estimators=20, subsample=subsample, random_state=seed).fit(X, y)
+        return GBMRegressor(max_iter=20, subsample=subsample, random_state=seed).fit(X, y)
 
     first = fit(3)
     with threadpool_limits(1):

@@ -450,6 +450,49 @@ def test_bad_second_data_set(kwargs, match):
         MABoostClassifier(variant="combined").fit(X_OK, Y_OK, **kwargs)
 
 
+@pytest.mark.parametrize("est", [MABoostClassifier(weak_learner="stump"),
+                                 MABoostClassifier(regularizer="l2", variant="sparse", weak_learner="stump"),
+                                 MadaBoostClassifier(weak_learner="stump"), AdaBoostClassifier(weak_learner="stump")],
+                         ids=lambda e: type(e).__name__)
+def test_round_ensemble_has_the_sign_of_the_staged_decision(noisy, est):
+    """``record.ensemble()`` (what early stopping scores) is, round by round, the model whose
+    decision function ``staged_decision_function`` yields: same sign, up to its positive scale."""
+    from marginboost.weak_learners.ensemble_outputs import output_matrix
+
+    X, y, _ = noisy
+    votes = []
+
+    def record_vote(record):
+        hypotheses, weights, offset = record.ensemble()
+        votes.append(offset + output_matrix(list(hypotheses), X) @ weights)
+
+    est.set_params(max_iter=25, callbacks=[record_vote]).fit(X, y)
+    staged = list(est.staged_decision_function(X))
+    assert len(votes) == len(staged) == est.n_iter_
+    for vote, value in zip(votes, staged):
+        clear = np.abs(value) > 1e-12
+        np.testing.assert_array_equal(np.sign(vote[clear]), np.sign(value[clear]))
+    np.testing.assert_allclose(votes[-1] / est.coef_.sum(), est.decision_function(X), atol=1e-12)
+
+
+def test_secondary_set_with_early_stopping_and_warm_start(noisy):
+    X, y, _ = noisy
+    est = MABoostClassifier(variant="combined", weak_learner="stump", max_iter=10, early_stopping=True)
+    with pytest.raises(ValueError, match="early_stopping with a secondary set .* needs an eval_set"):
+        est.fit(X, y, secondary_mask=np.arange(100, 150))
+    est.fit(X[:100], y[:100], X_secondary=X[100:120], y_secondary=y[100:120], eval_set=(X[120:], y[120:]))
+    assert est.best_iteration_ is not None
+    warm = MABoostClassifier(variant="combined", weak_learner="stump", max_iter=5, warm_start=True)
+    warm.fit(X, y, secondary_mask=np.arange(100, 150))
+    warm.set_params(max_iter=12).fit(X, y, secondary_mask=np.arange(100, 150))
+    ref = MABoostClassifier(variant="combined", weak_learner="stump", max_iter=12).fit(
+        X, y, secondary_mask=np.arange(100, 150))
+    np.testing.assert_array_equal(warm.coef_, ref.coef_)
+    assert len(warm.history_["round"]) == 12
+    with pytest.raises(ValueError, match="secondary set differs"):
+        warm.fit(X, y, secondary_mask=np.arange(90, 150))
+
+
 def test_functional_api_rejects_bad_sample_weight_and_rate():
     for bad in (np.zeros(30), -np.ones(30), np.ones(29), np.full(30, np.inf)):
         for make in (lambda s: maboost(30, sample_weight=s), lambda s: madaboost(30, sample_weight=s),

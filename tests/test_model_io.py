@@ -66,11 +66,11 @@ CASES = {
     "MadaBoost": lambda wl: MadaBoostClassifier(weak_learner=wl, max_iter=10),
     "AdaBoost": lambda wl: AdaBoostClassifier(learning_rate=0.5, weak_learner=wl, max_iter=10),
     "AverageMargin": lambda wl: AverageMarginBoostClassifier(nu=0.2, eps=0.1, max_iter=10),
-    "FWBoostClassifier": lambda wl: FWBoostClassifier(weak_learner=wl, n_estimators=10, away_steps=True),
-    "FWBoostRegressor": lambda wl: FWBoostRegressor(weak_learner=wl, n_estimators=10, loss="huber"),
-    "FWBoostRegressor-R": lambda wl: FWBoostRegressor(variant="R", weak_learner=wl, n_estimators=10),
-    "GBMClassifier": lambda wl: GBMClassifier(weak_learner=wl, n_estimators=10, subsample=0.7, random_state=1),
-    "GBMRegressor": lambda wl: GBMRegressor(weak_learner=wl, n_estimators=10, loss="absolute"),
+    "FWBoostClassifier": lambda wl: FWBoostClassifier(weak_learner=wl, max_iter=10, away_steps=True),
+    "FWBoostRegressor": lambda wl: FWBoostRegressor(weak_learner=wl, max_iter=10, loss="huber"),
+    "FWBoostRegressor-R": lambda wl: FWBoostRegressor(variant="R", weak_learner=wl, max_iter=10),
+    "GBMClassifier": lambda wl: GBMClassifier(weak_learner=wl, max_iter=10, subsample=0.7, random_state=1),
+    "GBMRegressor": lambda wl: GBMRegressor(weak_learner=wl, max_iter=10, loss="absolute"),
     "GraphSepBoost": lambda wl: GraphSepBoostClassifier(weak_learner=wl, max_iter=10,
                                                         aggregation="positive_match"),
 }
@@ -132,7 +132,7 @@ def test_label_types_survive(tmp_path, case, labels):
 
 def test_feature_names_survive(tmp_path):
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
-    est = GBMRegressor(n_estimators=5).fit(frame, Y_REG)
+    est = GBMRegressor(max_iter=5).fit(frame, Y_REG)
     est.save(tmp_path / "m.json")
     loaded = GBMRegressor.load(tmp_path / "m.json")
     assert list(loaded.feature_names_in_) == ["a", "b", "c", "d"]
@@ -165,7 +165,7 @@ def test_unsavable_models_are_refused(tmp_path):
     with pytest.raises(TypeError, match="weak_learner"):
         MadaBoostClassifier(weak_learner=GaussianNaiveBayes(), max_iter=5).fit(X, Y).save(path)
     with pytest.raises(TypeError, match="random_state"):
-        GBMRegressor(n_estimators=2, random_state=np.random.RandomState(0)).fit(X, Y_REG).save(path)
+        GBMRegressor(max_iter=2, random_state=np.random.RandomState(0)).fit(X, Y_REG).save(path)
     with pytest.raises(ValueError, match="not fitted"):
         GBMClassifier().save(path)
 
@@ -212,7 +212,7 @@ def _h(doc):
 
 
 INVALID = [
-    ("tree", lambda d: d.update(format_version=FORMAT_VERSION + 1), "format_version 3 is not supported"),
+    ("tree", lambda d: d.update(format_version=FORMAT_VERSION + 1), f"format_version {FORMAT_VERSION + 1} is not supported"),
     ("tree", lambda d: d.update(format_version=0), "format_version 0 is not supported"),
     ("tree", lambda d: d.update(format_version="2"), "format_version '2' is not supported"),
     ("tree", lambda d: d.update(format="pickle"), "field 'format'"),
@@ -450,3 +450,29 @@ def test_vector_non_negative_refuses_a_negative_entry_naming_the_field(tmp_path,
     with pytest.raises(ModelFileError, match=re.escape(str(path)) + r": state field 'coef' must be non-negative, "
                                              rf"got -[0-9.e-]+ at entry {len(doc['state']['coef']) - 1}"):
         load_model(path)
+
+
+def test_version_2_files_load_with_the_iteration_cap_renamed():
+    """Files written by the code before the rename (format 2, 'n_estimators'; made at 7f93926)
+    load as max_iter and predict as they did then."""
+    import json
+
+    from sklearn.datasets import load_breast_cancer, make_regression
+
+    data = Path(__file__).parent / "data"
+    expected = json.loads((data / "model_v2_expected.json").read_text())
+    X, _ = make_regression(n_samples=60, n_features=3, noise=1.0, random_state=0)
+    gbm = load_model(data / "model_v2_gbm.json")
+    assert gbm.get_params()["max_iter"] == 5 and "n_estimators" not in gbm.get_params()
+    # to rounding: GBM's prediction now sums offset + sum_j lr * tree_j (the shared weighted vote)
+    np.testing.assert_allclose(gbm.predict(X[:5]), expected["gbm_predict_first5"], rtol=1e-13)
+    Xc, _ = load_breast_cancer(return_X_y=True)
+    fw = load_model(data / "model_v2_fwboost.json")
+    assert fw.get_params()["max_iter"] == 6
+    np.testing.assert_allclose(fw.decision_function(Xc[:5, :4]), expected["fwboost_decision_first5"], rtol=1e-13)
+
+
+def test_callbacks_are_not_stored(tmp_path):
+    est = LPBoostClassifier(max_iter=5, weak_learner="stump", callbacks=[lambda record: None]).fit(X, Y)
+    est.save(tmp_path / "m.json")
+    assert load_model(tmp_path / "m.json").get_params()["callbacks"] is None

@@ -30,7 +30,7 @@ from marginboost import (
     on_interrupt,
 )
 from marginboost.estimators.binary import vote_probability
-from marginboost.io.model_io import ModelFileError, model_from_dict, model_to_dict
+from marginboost.io.model_io import FORMAT_VERSION, ModelFileError, model_from_dict, model_to_dict
 from marginboost.estimators.multiclass import probabilities
 from marginboost.weak_learners import DecisionStump, WeakLearner, histogram, stumps
 
@@ -43,7 +43,7 @@ ESTIMATORS = [
     MABoostClassifier(max_iter=20), MadaBoostClassifier(max_iter=20, weak_learner="stump"),
     AdaBoostClassifier(max_iter=20),
     AverageMarginBoostClassifier(eps=0.1, step="line_search", max_iter=100),
-    FWBoostClassifier(n_estimators=20), GBMClassifier(n_estimators=20), GraphSepBoostClassifier(max_iter=30),
+    FWBoostClassifier(max_iter=20), GBMClassifier(max_iter=20), GraphSepBoostClassifier(max_iter=30),
 ]
 IDS = [type(est).__name__ for est in ESTIMATORS]
 
@@ -138,8 +138,8 @@ def _count_calls(monkeypatch, module, name):
 @pytest.mark.parametrize("est", [
     LPBoostClassifier(max_iter=10), TotalBoostClassifier(max_iter=5, weak_learner="stump"),
     MABoostClassifier(max_iter=5), AverageMarginBoostClassifier(eps=0.2, max_iter=20),
-    FWBoostClassifier(n_estimators=5), FWBoostClassifier(n_estimators=5, variant="R", loss="logistic"),
-    GBMClassifier(n_estimators=5), GraphSepBoostClassifier(max_iter=5),
+    FWBoostClassifier(max_iter=5), FWBoostClassifier(max_iter=5, variant="R", loss="logistic"),
+    GBMClassifier(max_iter=5), GraphSepBoostClassifier(max_iter=5),
 ], ids=lambda est: repr(est))
 def test_presorting_is_done_once_for_all_classes(monkeypatch, est):
     X, y = DATA["four"]
@@ -167,7 +167,7 @@ def test_model_files_round_trip(tmp_path, est):
     path = tmp_path / "model.json"
     est.save(path)
     doc = json.loads(path.read_text())
-    assert doc["classes"] == ["setosa", "versicolor", "virginica"] and doc["format_version"] == 2
+    assert doc["classes"] == ["setosa", "versicolor", "virginica"] and doc["format_version"] == FORMAT_VERSION
     assert len(doc["estimators"]) == 3 and "hypotheses" not in doc and "state" not in doc
     back = type(est).load(path)
     np.testing.assert_array_equal(back.classes_, est.classes_)
@@ -218,7 +218,7 @@ def test_binary_predict_proba_is_the_documented_link():
                                atol=1e-15)
     for loss, scale in (("logistic", 1.0), ("exponential", 2.0)):
         for cls in (GBMClassifier, FWBoostClassifier):
-            est = _fit(cls(loss=loss, n_estimators=10), X, binary)
+            est = _fit(cls(loss=loss, max_iter=10), X, binary)
             np.testing.assert_allclose(est.predict_proba(X)[:, 1], expit(scale * est.decision_function(X)))
     assert not hasattr(GBMClassifier(loss="squared"), "predict_proba")
     assert not hasattr(FWBoostClassifier(loss="huber"), "predict_proba")
@@ -333,7 +333,7 @@ def test_ctrl_c_keeps_a_model_only_in_the_last_class():
 def test_sample_weight_per_class():
     X, y = DATA["four"]
     w = np.random.default_rng(0).integers(0, 4, size=y.shape[0]).astype(float)
-    for est in (LPBoostClassifier(max_iter=20, weak_learner="stump"), GBMClassifier(n_estimators=5),
+    for est in (LPBoostClassifier(max_iter=20, weak_learner="stump"), GBMClassifier(max_iter=5),
                 MABoostClassifier(max_iter=5)):
         fitted = _fit(est, X, y, sample_weight=w)
         for k in range(4):

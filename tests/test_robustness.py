@@ -268,7 +268,7 @@ def count_or_fraction(m: int):
 # max_time: mostly None, sometimes 1e-9 (every fit stops after its first round, 'max_time').
 MAX_TIMES = [None] * 7 + [1e-9]
 INVALID = {"nu": ["m+1", 0, -1.0], "eps": [0.0, -1e-8, np.inf], "eta": [2 * 1e9, 0.0], "beta": [0.0, -1.0],
-           "learning_rate": [0.0, -0.1], "max_iter": [0], "n_estimators": [0], "max_pairs": [0],
+           "learning_rate": [0.0, -0.1], "max_iter": [0], "max_pairs": [0],
            "kappa": [1.0, 0.0], "gamma": [0.5], "smoothness": [0.0, 1.5], "sparsity": [1.0],
            "subsample": [0.0, 1.5], "min_weight": [1.0], "max_depth": [0], "tol": [-1.0], "max_time": [0.0, -1.0]}
 
@@ -681,7 +681,7 @@ def fw_params(draw, losses=FW_LOSSES):
                 variant=draw(st.sampled_from(["C", "R"])),
                 step=draw(st.sampled_from(["classic", "line_search", "short_step"])),
                 away_steps=draw(st.booleans()), weak_learner=draw(st.sampled_from(["stump", "tree"])),
-                max_depth=draw(st.integers(1, 3)), n_estimators=draw(st.integers(1, 12)),
+                max_depth=draw(st.integers(1, 3)), max_iter=draw(st.integers(1, 12)),
                 tol=draw(st.sampled_from([0.0, 1e-8, 0.1])))
 
 
@@ -716,40 +716,40 @@ def fw_error(case: Case, est, classifier: bool):
 @given(scenario=fwboost_scenarios())
 # exp(1000) overflowed in the smoothness bound and in the loss: beta too large for the exponential loss
 @example(scenario=(Case(np.array([[-MAX], [-MAX]]), np.array([0, 1]), sample_weight=np.array([1.0, 1.0])),
-                   FWBoostClassifier(beta=1000.0, max_depth=1, n_estimators=1, step="classic", weak_learner="stump")))
+                   FWBoostClassifier(beta=1000.0, max_depth=1, max_iter=1, step="classic", weak_learner="stump")))
 # targets spanning more than max float: best_constant's brentq failed (NaN steps, no convergence)
 @example(scenario=(Case(np.array([[-MAX]] * 9), np.array([1e300] * 8 + [-MAX])),
-                   FWBoostRegressor(beta=1e-08, max_depth=1, n_estimators=1, step="classic", weak_learner="stump")))
+                   FWBoostRegressor(beta=1e-08, max_depth=1, max_iter=1, step="classic", weak_learner="stump")))
 @example(scenario=(Case(np.array([[-MAX]] * 9), np.array([1e300] * 8 + [-MAX])),
-                   FWBoostRegressor(beta=1e-08, loss="huber", max_depth=1, n_estimators=1, step="classic",
+                   FWBoostRegressor(beta=1e-08, loss="huber", max_depth=1, max_iter=1, step="classic",
                                     weak_learner="stump")))
 @example(scenario=(Case(np.array([[-MAX]] * 9), np.array([1e300] * 8 + [-MAX])),
-                   FWBoostRegressor(beta=1e-08, loss="absolute", max_depth=1, n_estimators=1, step="line_search",
+                   FWBoostRegressor(beta=1e-08, loss="absolute", max_depth=1, max_iter=1, step="line_search",
                                     weak_learner="stump")))
 # FWBoost_R: a fit h~ of sup norm 1e-310 (subnormal residuals) gave 1/norm = inf, coef_ NaN
 @example(scenario=(Case(np.array([[0.0], [1.0]]), np.array([1e-310, -1e-310])),
-                   FWBoostRegressor(variant="R", weak_learner="stump", n_estimators=3)))
+                   FWBoostRegressor(variant="R", weak_learner="stump", max_iter=3)))
 @example(scenario=(Case(np.array([[-MAX], [-MAX]]), np.array([False, True]), sample_weight=np.array([1.0, MAX])),
-                   FWBoostClassifier(loss="squared", max_depth=1, n_estimators=2, variant="R", weak_learner="stump")))
+                   FWBoostClassifier(loss="squared", max_depth=1, max_iter=2, variant="R", weak_learner="stump")))
 # ... and at a norm of exactly 2^-1024 (1/norm = 2^1024 = inf; relative weights [2^-1024, 1]): inf * 0
 @example(scenario=(Case(np.array([[-3.0], [-3.0], [-3.0], [-1.0], [-1.0]]), np.array([-3.0, -3.0, -3.0, -3.0, -1.0]),
                         sample_weight=np.array([1.0, 0.0, 0.0, 1.0, MAX])),
-                   FWBoostRegressor(beta=5.0, loss="huber", max_depth=1, n_estimators=1, variant="R")))
+                   FWBoostRegressor(beta=5.0, loss="huber", max_depth=1, max_iter=1, variant="R")))
 @example(scenario=(Case(np.array([[-MAX]] * 5), np.array([-3.0, -3.0, -3.0, -3.0, -1.0]),
                         sample_weight=np.array([1.0, 0.0, 0.0, 0.0, MAX])),
-                   FWBoostRegressor(beta=1e-08, loss="huber", max_depth=1, n_estimators=1, step="classic",
+                   FWBoostRegressor(beta=1e-08, loss="huber", max_depth=1, max_iter=1, step="classic",
                                     variant="R", weak_learner="stump")))
 # one-vs-rest staged values when no class made an update: StopIteration from the first next()
 @example(scenario=(Case(np.array([[-MAX]] * 3), np.array([0, 1, 2]), sample_weight=np.array([1.0, 1.0, 1.0])),
-                   FWBoostClassifier(beta=1e-08, max_depth=1, n_estimators=1, step="classic", tol=1e-08,
+                   FWBoostClassifier(beta=1e-08, max_depth=1, max_iter=1, step="classic", tol=1e-08,
                                      weak_learner="stump")))
 # short step with smoothness 0 (Huber loss linear on the whole ball): division by zero
 @example(scenario=(Case(np.array([[-MAX]]), np.array([-3.0]), sample_weight=np.array([1.0])),
-                   FWBoostRegressor(beta=1e-08, init="zero", loss="huber", max_depth=1, n_estimators=1,
+                   FWBoostRegressor(beta=1e-08, init="zero", loss="huber", max_depth=1, max_iter=1,
                                     step="short_step", weak_learner="stump")))
 # the Huber loss squared the residuals of its linear part too: overflow for a finite loss
 @example(scenario=(Case(np.array([[-MAX]] * 9), np.array([1e300] * 8 + [-1e300])),
-                   FWBoostRegressor(beta=1e-08, loss="huber", max_depth=1, n_estimators=1, step="classic",
+                   FWBoostRegressor(beta=1e-08, loss="huber", max_depth=1, max_iter=1, step="classic",
                                     weak_learner="stump")))
 def test_fwboost_family(scenario):
     case, est = scenario
@@ -775,7 +775,7 @@ def test_fwboost_family(scenario):
 def gbm_params(draw, losses=FW_LOSSES):
     return dict(loss=draw(st.sampled_from(losses)),
                 learning_rate=draw(st.sampled_from([1e-8, 0.1, 1.0, 10.0, 1e6])),
-                n_estimators=draw(st.integers(1, 12)),
+                max_iter=draw(st.integers(1, 12)),
                 subsample=draw(st.sampled_from([1e-8, 0.1, 0.5, 1.0])),
                 weak_learner=draw(st.sampled_from(["stump", "tree"])), max_depth=draw(st.integers(1, 3)),
                 leaf_update=draw(st.sampled_from(["mean", "newton"])), random_state=draw(st.integers(0, 3)))
@@ -807,10 +807,10 @@ def gbm_error(case: Case, est, classifier: bool):
 # a gradient of 1e150 (weights [1, 1e-300]) times the mean-leaf step overflowed exp: now 'diverged'
 @example(scenario=(Case(np.array([[-MAX], [-MAX]]), np.array([0, 1]), sample_weight=np.array([1.0, 1e-300])),
                    GBMClassifier(leaf_update="mean", learning_rate=1e-08, loss="exponential", max_depth=1,
-                                 n_estimators=1, random_state=0, subsample=1e-08, weak_learner="stump")))
+                                 max_iter=1, random_state=0, subsample=1e-08, weak_learner="stump")))
 # exponential loss on targets of one sign: log(0) in the initial constant
 @example(scenario=(Case(np.array([[-MAX]]), np.array([-1.0])),
-                   GBMRegressor(learning_rate=1e-08, loss="exponential", max_depth=1, n_estimators=1, random_state=0,
+                   GBMRegressor(learning_rate=1e-08, loss="exponential", max_depth=1, max_iter=1, random_state=0,
                                 subsample=1e-08, weak_learner="stump")))
 def test_gbm_family(scenario):
     case, est = scenario
@@ -822,7 +822,7 @@ def test_gbm_family(scenario):
         for name in ("init_", "train_loss_"):
             assert_finite(getattr(model, name), name)
         assert model.status_ in ("max_iter", "max_time", "diverged")
-        assert model.n_iter_ == est.n_estimators if model.status_ == "max_iter" else model.n_iter_ <= est.n_estimators
+        assert model.n_iter_ == est.max_iter if model.status_ == "max_iter" else model.n_iter_ <= est.max_iter
         check_history(model.history_)
     if classifier:
         first = check_classifier_outputs(fitted, case, vote=False)

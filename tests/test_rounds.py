@@ -230,3 +230,29 @@ def test_warm_start_continues_to_the_same_model(cancer):
         _fit(est, X[:-1], y[:-1])
     with pytest.raises(ValueError, match="max_iter=3 must be at least"):
         _fit(_fit(MLPBoostClassifier(max_iter=5, warm_start=True), X, y).set_params(max_iter=3), X, y)
+
+
+def test_warm_start_with_more_than_two_classes_continues_every_class():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=150, n_features=5, n_informative=3, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=1)
+    est = _fit(MLPBoostClassifier(eps=1e-4, max_iter=3, warm_start=True), X, y)
+    _fit(est.set_params(max_iter=8), X, y)
+    ref = _fit(MLPBoostClassifier(eps=1e-4, max_iter=8), X, y)
+    assert est.n_iter_.tolist() == ref.n_iter_.tolist()
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+
+
+def test_warm_refit_of_a_finished_fit_changes_nothing(cancer):
+    from marginboost import GraphSepBoostClassifier
+
+    X, y = cancer
+    for est in (MLPBoostClassifier(eps=0.05, warm_start=True), GraphSepBoostClassifier(warm_start=True)):
+        _fit(est, X, y)
+        status, n_iter, rows = est.status_, est.n_iter_, len(est.history_["round"])
+        assert status in ("converged", "separated", "no_progress")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no spurious warning either
+            est.fit(X, y)
+        assert (est.status_, est.n_iter_, len(est.history_["round"])) == (status, n_iter, rows)

@@ -18,7 +18,7 @@ assert main(["fit", "--data", "cancer.csv", "--booster", "mlpboost", "--nu", "0.
              "--secondary", "newton", "--model", "cancer.json"]) == 0
 print()
 assert main(["fit", "--data", "cancer.csv", "--booster", "gbm", "--max-depth", "2",
-             "--param", "n_estimators=50"]) == 0
+             "--param", "learning_rate=0.1", "--max-iter", "50"]) == 0
 print()
 assert main(["predict", "--data", "cancer.csv", "--model", "cancer.json", "--output", "predictions.txt"]) == 0
 predicted = np.loadtxt("predictions.txt")

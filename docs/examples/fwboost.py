@@ -10,7 +10,7 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_
 print("FWBoostRegressor, squared loss, depth-2 trees, 200 rounds")
 print(f"{'beta':>6} {'rounds':>6} {'status':>9} {'train MSE':>10} {'test MSE':>9} {'sum |w_j|':>9}")
 for beta in (50.0, 200.0, 800.0):
-    reg = FWBoostRegressor(beta=beta, weak_learner="tree", max_depth=2, n_estimators=200)
+    reg = FWBoostRegressor(beta=beta, weak_learner="tree", max_depth=2, max_iter=200)
     reg.fit(X_train, y_train)
     l1 = np.abs(reg.coef_).sum()
     assert l1 <= beta * (1 + 1e-9)  # the iterates stay in the l1 ball lin_beta(H)
@@ -22,7 +22,7 @@ X, y = load_breast_cancer(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
 print("\nFWBoostClassifier: logistic loss, and AdaBoost.FW (exponential loss, variant C)")
 for loss in ("logistic", "exponential"):
-    clf = FWBoostClassifier(loss=loss, beta=5.0, weak_learner="stump", n_estimators=200)
+    clf = FWBoostClassifier(loss=loss, beta=5.0, weak_learner="stump", max_iter=200)
     clf.fit(X_train, y_train)
     print(f"{loss:12} train loss {clf.train_loss_:.4f}  gap {clf.gap_:.2g}  "
           f"test accuracy {clf.score(X_test, y_test):.3f}")

@@ -9,7 +9,7 @@ from marginboost import GBMClassifier, GBMRegressor
 # splits of different features: scikit-learn breaks those by a random feature order.
 X, y = load_diabetes(return_X_y=True)
 X = X.astype(np.float32).astype(np.float64)
-ours = GBMRegressor(n_estimators=50, learning_rate=0.1, max_depth=3).fit(X, y)
+ours = GBMRegressor(max_iter=50, learning_rate=0.1, max_depth=3).fit(X, y)
 theirs = GradientBoostingRegressor(n_estimators=50, learning_rate=0.1, max_depth=3, random_state=0).fit(X, y)
 gap = np.max(np.abs(ours.predict(X) - theirs.predict(X)))
 print(f"regression, squared loss: largest difference on the training sample {gap:.2e}")
@@ -17,15 +17,15 @@ assert gap < 1e-8 * np.abs(y).max()
 
 X, y = make_classification(n_samples=500, n_features=10, n_informative=5, random_state=0)
 X = X.astype(np.float32).astype(np.float64)
-ours = GBMClassifier(n_estimators=50, learning_rate=0.1, max_depth=2).fit(X, y)
+ours = GBMClassifier(max_iter=50, learning_rate=0.1, max_depth=2).fit(X, y)
 theirs = GradientBoostingClassifier(n_estimators=50, learning_rate=0.1, max_depth=2, random_state=0).fit(X, y)
 gap = np.max(np.abs(ours.decision_function(X) - theirs.decision_function(X)))
 print(f"classification, logistic loss, Newton leaves: largest difference {gap:.2e}")
 assert gap < 1e-8
 
 # stochastic GBM: row subsampling, reproducible with random_state
-a = GBMClassifier(n_estimators=50, max_depth=2, subsample=0.5, random_state=0).fit(X, y)
-b = GBMClassifier(n_estimators=50, max_depth=2, subsample=0.5, random_state=0).fit(X, y)
+a = GBMClassifier(max_iter=50, max_depth=2, subsample=0.5, random_state=0).fit(X, y)
+b = GBMClassifier(max_iter=50, max_depth=2, subsample=0.5, random_state=0).fit(X, y)
 assert np.array_equal(a.decision_function(X), b.decision_function(X))
 print(f"subsample=0.5: training loss {a.train_loss_:.4f} (full sample: {ours.train_loss_:.4f}); "
       "the same model for the same random_state")

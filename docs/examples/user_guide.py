@@ -42,12 +42,12 @@ assert np.array_equal(load_model("iris.json").predict(X3), ovr.predict(X3))
 # 'interrupted', with a FitInterruptedWarning. Inside on_interrupt("raise") it propagates,
 # which is what a grid search or a benchmark script wants:
 with on_interrupt("raise"):
-    GBMClassifier(n_estimators=20).fit(X, y)  # a Ctrl-C here would stop the whole block
+    GBMClassifier(max_iter=20).fit(X, y)  # a Ctrl-C here would stop the whole block
 
 
 @on_interrupt("raise")  # also a decorator
 def fit_many(Xs, ys):
-    return [GBMClassifier(n_estimators=10).fit(a, b) for a, b in zip(Xs, ys)]
+    return [GBMClassifier(max_iter=10).fit(a, b) for a, b in zip(Xs, ys)]
 
 
 fit_many([X], [y])

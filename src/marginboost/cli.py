@@ -3,7 +3,7 @@
 ``fit --booster NAME`` fits any classifier of the package (:data:`BOOSTERS`) and ``--model``
 writes it in the one model format of :mod:`marginboost.io.model_io`, which ``predict`` reads. The named
 options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name and are refused
-by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``n_estimators=50``).
+by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``learning_rate=0.05``).
 
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
 with fewer than two classes, a missing optional package) end with a one-line
@@ -451,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--secondary", choices=sorted(SECONDARY_RULES) + ["none"],
                      help="MLPBoost's secondary rule")
     fit.add_argument("--param", type=_param, action="append", metavar="NAME=VALUE",
-                     help="any other parameter of the booster, e.g. n_estimators=50 (repeatable)")
+                     help="any other parameter of the booster, e.g. learning_rate=0.05 (repeatable)")
     fit.add_argument("--model", help="write the fitted model (JSON) to this file")
     fit.set_defaults(func=cmd_fit)
 

@@ -109,18 +109,24 @@ class AverageMarginLoop(RoundLoop):
     ``lam_t``: its row holds both, and its state (:class:`_Iterate`) the iterate ``d^t`` with
     ``lam_t``. No step is computed in the converged row nor in round ``last_round`` (the last
     the caller plans: the line search would cost oracle calls for nothing); a continuation
-    (:func:`~marginboost.core.rounds.continue_rounds`) computes it in its first round. The
-    fit's last row has step 0 (:meth:`result`): no step was taken after it.
+    (:func:`~marginboost.core.rounds.continue_rounds`) computes it in its first round and
+    records it in that row of the history, as one run would. The fit's last row has step 0
+    (:meth:`result`): no step was taken after it. ``model(d) -> (hypotheses, weights, offset)``
+    (optional): the output at ``d``, for :meth:`ensemble`.
     """
 
     columns = LOOP_COLUMNS
     progress = ("objective", "gap")
 
     def __init__(self, oracle, m: int, nu: float, eps: float, eta: float, step: str = "classic",
-                 stop: str = "gap", max_edge=None, last_round: int | None = None):
+                 stop: str = "gap", max_edge=None, last_round: int | None = None, model=None):
         self.oracle, self.m, self.nu, self.eps, self.eta = oracle, m, nu, eps, eta
         self.step_rule, self.stop, self.max_edge = step, stop, max_edge
         self.last_round = last_round
+        self.model = model
+        # lam_t computed by a continuation for the planned last row t of the run before: the
+        # history of the continued fit records it in row t, as an uninterrupted fit does
+        self._late_steps: dict[int, float] = {}
 
     def _step(self, t, d, direction, gap):
         """``lam_t`` by the step rule (:func:`marginboost.core.step_sizes.step_size`), and the
@@ -150,6 +156,7 @@ class AverageMarginLoop(RoundLoop):
                 t0 = time.perf_counter()
                 lam, evaluated = self._step(state.t, state.d, state.direction, state.gap)
                 oracle_time = time.perf_counter() - t0
+                self._late_steps[state.t] = lam
             t, d, best_edge = state.t + 1, state.d + lam * state.direction, state.best_edge
         t0 = time.perf_counter()
         g, value = evaluated if evaluated is not None else self.oracle(d)
@@ -172,8 +179,10 @@ class AverageMarginLoop(RoundLoop):
         return RoundOutcome(row, state, stop=Status.CONVERGED if converged else None)
 
     def ensemble(self, state):
-        """None: the weights live on all of ``H_S``, which only the oracle knows."""
-        return None
+        """``model(d^t)``: the hypotheses, weights and offset of the output at iterate ``d^t``
+        (the weights ``Pr[h | d^t]`` live on all of ``H_S``, which only the caller's ``model``
+        can turn into hypotheses); None without a ``model``."""
+        return None if self.model is None or state is None else self.model(state.d)
 
     def result(self, state, status, rounds):
         """The fit of iterate ``state.d``; the last row's step is 0 (no step was taken after it)."""
@@ -181,6 +190,8 @@ class AverageMarginLoop(RoundLoop):
             raise ValueError("average_margin_boost: no round completed")
         history = dict(rounds.history)
         history["step"] = history["step"].copy()
+        for t, lam in self._late_steps.items():  # steps a continuation took after a planned last row
+            history["step"][history["round"] == t] = lam
         history["step"][-1] = 0.0  # the stopping row: the step after it is not taken
         return FitResult(
             hypotheses=[],
@@ -213,13 +224,16 @@ def _line_search(oracle, d, direction, slope0):
 
 def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step: str = "classic",
                          stop: str = "gap", max_edge=None, max_iter: int = 10000,
-                         max_time: float | None = None, callbacks=(), verbose: int = 0) -> FitResult:
+                         max_time: float | None = None, callbacks=(), verbose: int = 0,
+                         name: str = "average-margin boost", model=None) -> FitResult:
     """Frank-Wolfe on ``F`` over ``P(m, nu)`` (003 Algorithm 1; see the module docstring),
     driven by :func:`~marginboost.core.rounds.run_rounds` from round 0.
 
     ``oracle(d) -> (grad F(d), F(d))``; ``max_edge(d) -> max_h d @ u_h`` (optional, needed by
     ``stop='certified'``); ``max_iter`` bounds the rounds (oracle calls at iterates);
-    ``callbacks``, ``verbose``: as for ``run_rounds`` (a callback's ``ensemble()`` is None).
+    ``callbacks``, ``verbose``, ``name``: as for ``run_rounds``; a callback's ``ensemble()`` is
+    ``model(d^t)`` (``model(d) -> (hypotheses, weights, offset)``, the output at ``d``), None
+    without a ``model``.
     Returns a :class:`~marginboost.core.rounds.FitResult` with no hypotheses nor weights (the
     output ``w_h = Pr[h | d^T]`` lives on all of ``H_S``) and in ``final``: ``d`` (``d^T``),
     ``margins`` (``g^T = U w^T``), ``objective`` (``F(d^T)``), ``gap`` (the FW gap
@@ -235,6 +249,6 @@ def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step
     if stop == "certified" and max_edge is None:
         raise ValueError("stop='certified' needs a max_edge oracle")
     rounds = max(max_iter, 1)  # row 0 always: d^0 and its gap
-    loop = AverageMarginLoop(oracle, m, nu, eps, eta, step, stop, max_edge, last_round=rounds - 1)
+    loop = AverageMarginLoop(oracle, m, nu, eps, eta, step, stop, max_edge, last_round=rounds - 1, model=model)
     return run_rounds(loop, max_rounds=rounds, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name="average-margin boost")
+                      verbose=verbose, name=name)

@@ -119,7 +119,8 @@ class AdaBoostVLoop(RoundLoop):
         return [0.0] * (n - 1) + [perfect] if perfect is not None else self.alphas[:n]
 
     def ensemble(self, state):
-        """Hypotheses, normalised coefficients and offset 0 at ``state``."""
+        """Hypotheses, normalised coefficients and offset 0 at ``state`` (the estimator's decision
+        function at that round)."""
         coefs = self._coefficients(state)
         return self.hypotheses[: state[0]], np.asarray(coefs) / float(np.sum(np.abs(coefs))), 0.0
 
@@ -141,11 +142,12 @@ class AdaBoostVLoop(RoundLoop):
 
 
 def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int, max_time: float | None = None,
-              callbacks=(), verbose: int = 0) -> FitResult:
+              callbacks=(), verbose: int = 0, name: str | None = None) -> FitResult:
     """Run AdaBoost*_nu with accuracy ``eps`` for at most ``max_iter`` rounds and ``max_time``
     seconds (see module doc), driven by :func:`~marginboost.core.rounds.run_rounds`.
 
-    ``oracle(d) -> (h, h(X))``; ``callbacks``, ``verbose``: as for ``run_rounds``.
+    ``oracle(d) -> (h, h(X))``; ``callbacks``, ``verbose``, ``name`` (of the progress lines): as
+    for ``run_rounds``.
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``weights`` the normalised
     coefficients ``alpha_t / sum alpha``, ``final['margins']`` the training margins of ``f``;
     status 'converged', 'max_iter', 'max_time', 'perfect' (a hypothesis with edge 1 under its
@@ -155,4 +157,4 @@ def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int, max_time: float 
     """
     loop = AdaBoostVLoop(oracle, y, eps)
     return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
-                      name="AdaBoostV")
+                      name=name or "AdaBoostV")

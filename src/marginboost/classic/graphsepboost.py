@@ -65,8 +65,10 @@ def binarise(out) -> np.ndarray:
 class GraphSepLoop(RoundLoop):
     """GraphSepBoost (module docstring) as a :class:`~marginboost.core.rounds.RoundLoop`.
 
-    The committed state is ``(t, edges)``: the rounds (hypotheses, codes) so far and
-    ``|E_{t+1}|``. Round 0 records the complete graph and commits nothing (no model yet).
+    The committed state is ``(t, edges, stop)``: the rounds (hypotheses, codes) so far,
+    ``|E_{t+1}|``, and the status that ended the loop (None while it may go on: a continuation,
+    :func:`~marginboost.core.rounds.continue_rounds`, of a fit that separated every pair or made
+    no progress adds no round). Round 0 records the complete graph and commits nothing (no model yet).
     The hypotheses and codes are append-only lists, cut back to ``t`` at each step; the graph
     is one boolean matrix cut in place each round (a copy a round would double its O(m^2)
     memory), so it belongs to no state: ``graph_rounds`` says how many codes it reflects, and
@@ -99,9 +101,9 @@ class GraphSepLoop(RoundLoop):
         weak-learner call a round."""
         if state is None and round_ == 0:  # the complete bipartite graph: a row, no model
             return RoundOutcome({"edges": self.n_pairs, "edge": 0.0}, commit=False)
-        t, edges = state if state is not None else (0, self.n_pairs)
-        if edges == 0:  # every pair separated: nothing left to do
-            return RoundOutcome(None, stop=Status.SEPARATED)
+        t, edges, stopped = state if state is not None else (0, self.n_pairs, None)
+        if stopped is not None:  # every pair separated, or no progress: nothing left to do
+            return RoundOutcome(None, stop=stopped)
         del self.hypotheses[t:], self.codes[t:]  # drop what a rolled-back round added
         graph = self._graph(t)
         degree = np.zeros(self.y.shape[0])
@@ -117,7 +119,7 @@ class GraphSepLoop(RoundLoop):
         self.hypotheses.append(h)
         self.codes.append(b)
         stop = Status.SEPARATED if left == 0 else Status.NO_PROGRESS if left == edges else None
-        return RoundOutcome({"edges": left, "edge": float(d @ (self.y * b))}, (t + 1, left), stop=stop)
+        return RoundOutcome({"edges": left, "edge": float(d @ (self.y * b))}, (t + 1, left, stop), stop=stop)
 
     def ensemble(self, state):
         """None: the model aggregates codes, it is no weighted vote."""
@@ -139,13 +141,13 @@ class GraphSepLoop(RoundLoop):
 
 
 def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=None, callbacks=(),
-                  verbose=0) -> FitResult:
+                  verbose=0, name="GraphSepBoost") -> FitResult:
     """Run GraphSepBoost (module docstring), driven by :func:`~marginboost.core.rounds.run_rounds`;
     ``oracle(d) -> (h, h(X))`` is a prepared weak learner.
 
     Stops after ``max_iter`` rounds or ``max_time`` seconds at most; ``KeyboardInterrupt``
     returns the rounds completed (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
-    ``callbacks``, ``verbose``: as for ``run_rounds`` (a callback's ``ensemble()`` is None).
+    ``callbacks``, ``verbose``, ``name``: as for ``run_rounds`` (a callback's ``ensemble()`` is None).
     Returns a :class:`~marginboost.core.rounds.FitResult` without weights: ``final['codes']``
     is the ``(m, T)`` int8 matrix of ``b_t(x_i)``; status 'separated' (no edge left),
     'no_progress' (a round separated nothing), 'max_iter', 'max_time', 'callback' or
@@ -163,7 +165,7 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
             "max_pairs if the memory is available, or subsample the data")
     loop = GraphSepLoop(oracle, y, pos, neg)
     return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name="GraphSepBoost")
+                      verbose=verbose, name=name)
 
 
 def aggregate_scores(codes: np.ndarray, pos_codes: np.ndarray, neg_codes: np.ndarray,

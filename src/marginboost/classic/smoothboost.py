@@ -89,7 +89,8 @@ class SmoothBoostLoop(RoundLoop):
                             path=(np.full(t, 1.0 / t), ((t - 1) / t, [t - 1])))
 
     def ensemble(self, state):
-        """Hypotheses, weights ``1/t`` and offset 0 at ``state``."""
+        """Hypotheses, weights ``1/t`` and offset 0 at ``state`` (the estimator's decision function
+        at that round)."""
         t = state[0]
         return self.hypotheses[:t], np.ones(t) / t, 0.0
 
@@ -111,11 +112,13 @@ class SmoothBoostLoop(RoundLoop):
 
 
 def smoothboost(oracle, y: np.ndarray, kappa: float, gamma: float, max_iter: int,
-                max_time: float | None = None, callbacks=(), verbose: int = 0) -> FitResult:
+                max_time: float | None = None, callbacks=(), verbose: int = 0,
+                name: str | None = None) -> FitResult:
     """Run SmoothBoost(kappa, gamma) for at most ``max_iter`` rounds and ``max_time`` seconds
     (see module doc), driven by :func:`~marginboost.core.rounds.run_rounds`.
 
-    ``oracle(d) -> (h, h(X))``; ``callbacks``, ``verbose``: as for ``run_rounds``.
+    ``oracle(d) -> (h, h(X))``; ``callbacks``, ``verbose``, ``name`` (of the progress lines): as
+    for ``run_rounds``.
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``weights`` all ``1/T``,
     ``final['margins']`` the training margins of ``f``; status 'converged' (``|M|/m < kappa``),
     'max_iter', 'max_time', 'callback' or 'interrupted' (Ctrl-C: the rounds completed,
@@ -123,4 +126,4 @@ def smoothboost(oracle, y: np.ndarray, kappa: float, gamma: float, max_iter: int
     """
     loop = SmoothBoostLoop(oracle, y, kappa, gamma)
     return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
-                      name="SmoothBoost")
+                      name=name or "SmoothBoost")

@@ -24,28 +24,67 @@ from __future__ import annotations
 import math
 import numbers
 import time
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from marginboost.average_margin.frank_wolfe import STEPS, STOPS, average_margin_boost, stump_eta
-from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
-from marginboost.estimators.soft_margin import resolve_nu
-from marginboost.core.interrupts import warn_interrupted
-from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
-from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.average_margin.nzdd import MAX_ETA
 from marginboost.average_margin.nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
+from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
+from marginboost.estimators.compat import Interval, StrOptions
+from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.soft_margin import resolve_nu
+from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.soft_margin.objectives import soft_margin
 
 __all__ = ["AverageMarginBoostClassifier"]
 
 
-class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class _StoredVote:
+    """The classifier the estimator stores for a distribution ``d`` over the examples: the stumps
+    of ``w_h = Pr[h | d] > min_weight`` (the heaviest alone if none is), renormalised to sum one.
+
+    ``_start_loop`` builds one for the training part ``(X, y)`` and hands it to the loop as its
+    ``model``: ``fit`` derives the stored model from the final ``d^T`` with :meth:`stored`, and a
+    callback's ``record.ensemble()`` (early stopping among them) calls it at round ``t``'s ``d^t``:
+    the model the estimator stores had it stopped there.
+    """
+
+    def __init__(self, nzdd: StumpNZDD, eta: float, min_weight: float, X: np.ndarray, y: np.ndarray):
+        self.nzdd, self.eta, self.min_weight, self.X, self.y = nzdd, eta, min_weight, X, y
+        self._position: dict[int, int] = {}  # hypothesis of H_S -> its place in _stumps
+        self._stumps: list = []
+
+    def stored(self, d: np.ndarray, min_weight: float):
+        """``(kept, weights, dropped)``: the hypotheses of ``H_S`` stored (ascending), their
+        weights, and the weight ``Pr[. | d]`` left out."""
+        w = self.nzdd.hypothesis_weights(d, self.eta)
+        kept = np.flatnonzero(w > min_weight)
+        if kept.size == 0:  # min_weight at or above every weight: store the heaviest stump, not an empty vote
+            kept = np.array([int(np.argmax(w))])
+        dropped = float(max(w.sum() - w[kept].sum(), 0.0))
+        return kept, w[kept] / w[kept].sum(), dropped
+
+    def __call__(self, d: np.ndarray):
+        """``(stumps, weights, 0.0)``: the vote :meth:`stored` at ``d`` (one oracle pass), over
+        the stumps stored at any round so far, in order of first appearance, with weight 0 where
+        not stored at ``d``. The list only grows and keeps its stump objects, so early stopping
+        evaluates each stump on the held-out rows once."""
+        kept, weights, _ = self.stored(d, self.min_weight)
+        for h in kept.tolist():
+            if h not in self._position:
+                self._position[h] = len(self._stumps)
+                self._stumps.extend(self.nzdd.stumps([h]))
+        full = np.zeros(len(self._stumps))
+        full[[self._position[h] for h in kept.tolist()]] = weights
+        return list(self._stumps), full, 0.0
+
+
+class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
+                                   BaseEstimator):
     """Boosting with an average-margin oracle over an NZDD of decision stumps (paper 003).
 
     Parameters
@@ -75,6 +114,18 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
         the last iterate with its row (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
+    verbose : int >= 0, default=0
+        A progress line every ``verbose`` rounds (round, objective, gap, elapsed); 0: silent.
+    callbacks : list of callables ``fn(record)`` or None, default=None
+        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
+        ``record.ensemble()`` costs one oracle pass (the stored vote at that round's ``d^t``).
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
+        ``n_iter_no_change`` rounds did not improve its accuracy (one more oracle pass a round).
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+        A second ``fit`` on the same data continues from the last iterate, up to ``max_iter``.
 
     Attributes
     ----------
@@ -91,9 +142,13 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
     full_margin_ : soft margin of the full output ``w`` (the last round's ``history_['soft_margin']``).
     objective_, gap_ : ``F(d^T)`` and the final FW gap.
     distribution_ : ``d^T``.
-    n_iter_, status_ : rounds (oracle calls at iterates, FW steps + 1); 'converged', 'max_iter', 'max_time'
-        or 'interrupted'.
+    n_iter_, status_ : rounds (oracle calls at iterates, FW steps + 1); 'converged', 'max_iter', 'max_time',
+        'interrupted', 'callback' or 'early_stopping'.
     history_ : dict of arrays, one entry per round (see ``average_margin.HISTORY_COLUMNS``).
+    best_iteration_, validation_scores_ : with ``early_stopping`` (:mod:`marginboost.estimators.base`).
+
+    With ``early_stopping`` and no ``eval_set`` the fit trains on the other part of ``X``: the
+    NZDD, ``nu_``, ``margin_`` and ``distribution_`` are those of that part.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the stored
     stumps and the attributes above but ``nzdd_``, ``distribution_`` and ``history_`` (None
@@ -108,7 +163,7 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
         "stop": [StrOptions(set(STOPS))],
         "min_weight": [Interval(numbers.Real, 0, 1, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"weights_": Vector(simplex=True), "nu_": Real(low=1.0), "eta_": Real(low=0.0),
                     "n_hypotheses_": Count(), "nzdd_build_time_": Real(low=0.0),
@@ -118,7 +173,8 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
     _model_unsaved = ("nzdd_", "distribution_", "history_")
 
     def __init__(self, nu=0.1, eps=0.01, eta="exact", step="classic", stop="gap", min_weight=1e-6,
-                 max_iter=10000, max_time=None):
+                 max_iter=10000, max_time=None, verbose=0, callbacks=None, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
         self.nu = nu
         self.eps = eps
         self.eta = eta
@@ -127,21 +183,48 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
         self.min_weight = min_weight
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
     @one_vs_rest
-    def fit(self, X, y, nzdd: StumpNZDD | None = None):
+    def fit(self, X, y, nzdd: StumpNZDD | None = None, eval_set=None):
         """Boost on ``(X, y)`` (more than two classes: one-vs-rest). ``nzdd``: a ``nzdd_`` from an
-        earlier two-class fit on the same data."""
+        earlier two-class fit on the same data. ``eval_set = (X_val, y_val)``: the held-out set
+        of ``early_stopping``."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
+        self._given_nzdd = nzdd
+        try:
+            result = self._fit_rounds(X, y_pm, None, self._binary_eval_set(eval_set))
+        finally:
+            del self._given_nzdd
+        self._store_rounds(result)
+        vote = result.loop.model  # the training part's NZDD and rows (all of X but with early stopping)
+        kept, self.weights_, self.dropped_mass_ = vote.stored(result.d, self.min_weight)
+        self.hypotheses_ = vote.nzdd.stumps(kept)
+        self._derive_from_stored()
+        self.margin_ = soft_margin(vote.y * self._score(vote.X), self.nu_)
+        self.full_margin_ = result.soft_margin
+        self.objective_ = result.objective
+        self.gap_ = result.gap
+        self.distribution_ = result.d
+        return self
+
+    def _start_loop(self, X, y_pm, weights, options):
         m = X.shape[0]
         self.nu_ = resolve_nu(self.nu, m)
         start = time.perf_counter()
+        nzdd = self._given_nzdd
         if nzdd is None:
             nzdd = build_stump_nzdd(X, y_pm)
         elif not isinstance(nzdd, StumpNZDD) or nzdd.fingerprint != data_fingerprint(X, y_pm):
-            raise ValueError("nzdd was built for other data than the (X, y) passed to fit: "
+            split = " (early_stopping without eval_set trains on a part of X)" if self.early_stopping else ""
+            raise ValueError(f"nzdd was built for other data than the (X, y) passed to fit{split}: "
                              "pass the nzdd_ of a fit on the same X and y, or None")
         self.nzdd_ = nzdd
         self.nzdd_build_time_ = time.perf_counter() - start
@@ -155,33 +238,15 @@ class AverageMarginBoostClassifier(ModelFileMixin, BinaryClassifierMixin, Classi
         if self.eta_ > MAX_ETA:
             raise ValueError(f"eta = {self.eta_:.3g} (from eps={self.eps!r}) exceeds {MAX_ETA:g}, beyond which "
                              f"the average margin is inaccurate even in log space: raise eps")
+        eta = self.eta_
         # The best edge costs about one stump call a round: computed only where it decides the stop.
         max_edge = nzdd.max_edge if self.stop == "certified" else None
-        result = average_margin_boost(lambda d: nzdd.average_margin(d, self.eta_), m, self.nu_, self.eps,
-                                      self.eta_, self.step, self.stop, max_edge, self.max_iter, self.max_time)
-        w = nzdd.hypothesis_weights(result.d, self.eta_)
-        kept = np.flatnonzero(w > self.min_weight)
-        if kept.size == 0:  # min_weight at or above every weight: store the heaviest stump, not an empty vote
-            kept = np.array([int(np.argmax(w))])
-        self.dropped_mass_ = float(max(w.sum() - w[kept].sum(), 0.0))
-        self.weights_ = w[kept] / w[kept].sum()
-        self.hypotheses_ = nzdd.stumps(kept)
-        self._derive_from_stored()
-        self.margin_ = soft_margin(y_pm * self._score(X), self.nu_)
-        self.full_margin_ = result.soft_margin
-        self.objective_ = result.objective
-        self.gap_ = result.gap
-        self.distribution_ = result.d
-        self.n_iter_ = result.n_iter
-        self.status_ = result.status
-        self.history_ = result.history
-        if result.status == "interrupted":
-            warn_interrupted(self, result.n_iter)
-        elif result.status != "converged":
-            warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds with "
-                          f"gap {result.gap:.3g} > eps/2; raise max_iter/max_time or eps",
-                          ConvergenceWarning, stacklevel=2)
-        return self
+        return average_margin_boost(lambda d: nzdd.average_margin(d, eta), m, self.nu_, self.eps, eta, self.step,
+                                    self.stop, max_edge, self.max_iter,
+                                    model=_StoredVote(nzdd, eta, self.min_weight, X, y_pm), **options)
+
+    def _unfinished_detail(self, result) -> str:
+        return f" (gap {result.gap:.3g} > eps/2)"
 
     def _derive_from_stored(self) -> None:
         """The stumps' fields as arrays, for :meth:`_score` (after fit and after load alike)."""

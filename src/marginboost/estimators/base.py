@@ -36,6 +36,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
+from sklearn.utils.validation import check_array, validate_data
 
 from marginboost.core.interrupts import warn_interrupted
 from marginboost.core.rounds import Status, continue_rounds
@@ -43,7 +44,7 @@ from marginboost.estimators.compat import Interval
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
 
 __all__ = ["COMMON_PARAMETER_CONSTRAINTS", "BoostingEstimator", "DegenerateModelWarning", "EarlyStopping",
-           "weighted_vote"]
+           "regression_eval_set", "weighted_vote"]
 
 COMMON_PARAMETER_CONSTRAINTS = {
     "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
@@ -54,6 +55,8 @@ COMMON_PARAMETER_CONSTRAINTS = {
     "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
     "warm_start": ["boolean"],
 }
+# The statuses a warm start continues from: the loop itself did not end the fit.
+_CONTINUABLE = {Status.MAX_ITER, Status.MAX_TIME, Status.INTERRUPTED, Status.CALLBACK, Status.EARLY_STOPPING}
 # The statuses of a fit that ended as asked, not short of its stopping rule.
 _FINISHED = {Status.CONVERGED, Status.CALLBACK, Status.EARLY_STOPPING, Status.PERFECT, Status.NO_EDGE,
              Status.SEPARATED, Status.NO_PROGRESS, Status.PATH_END, Status.ZERO_WEIGHTS, Status.DIVERGED}
@@ -111,6 +114,22 @@ class EarlyStopping:
         return None
 
 
+def regression_eval_set(est, eval_set):
+    """``(X_val, y_val)`` checked as a regressor's held-out set (``y_val`` real, finite), or None."""
+    if eval_set is None:
+        return None
+    try:
+        X_val, y_val = eval_set
+    except (TypeError, ValueError):
+        raise ValueError("eval_set must be a pair (X_val, y_val)") from None
+    X_val = validate_data(est, X_val, dtype=np.float64, reset=False)
+    y_val = check_array(y_val, ensure_2d=False, dtype=np.float64, input_name="eval_set y_val")
+    if y_val.shape != (X_val.shape[0],):
+        raise ValueError(f"eval_set: y_val must hold one target per row of X_val ({X_val.shape[0]}), "
+                         f"got shape {y_val.shape}")
+    return X_val, y_val
+
+
 def _accuracy(y_pm: np.ndarray, f: np.ndarray) -> float:
     return float(np.mean(np.where(f > 0, 1.0, -1.0) == y_pm))
 
@@ -137,6 +156,7 @@ class BoostingEstimator:
     """
 
     _is_classifier_score = True
+    _weighted_vote = True  # False: the model is no weighted vote, and early stopping cannot score it per round
 
     def _rounds_cap(self) -> int:
         return self.max_iter
@@ -149,6 +169,9 @@ class BoostingEstimator:
         unchanged and None."""
         if not self.early_stopping:
             return X, y, weights, None
+        if not self._weighted_vote:
+            raise ValueError(f"early_stopping is not available for {type(self).__name__}: its model is no weighted "
+                             "vote of its hypotheses, so it cannot be scored round by round")
         if eval_set is not None:
             X_val, y_val = eval_set
         else:
@@ -188,8 +211,9 @@ class BoostingEstimator:
             if result.n_iter > self._rounds_cap():
                 raise ValueError(f"max_iter={self._rounds_cap()} must be at least the {result.n_iter} rounds "
                                  "already fitted when warm_start=True")
-            if result.status != Status.CONVERGED:
-                result = continue_rounds(result, max_rounds=self._rounds_cap() - result.n_iter, **options)
+            left = self._rounds_cap() - result.n_iter
+            if result.status in _CONTINUABLE and left > 0:
+                result = continue_rounds(result, max_rounds=left, **options)
         else:
             if previous is not None:
                 raise ValueError("warm_start=True continues the last fit on the same data; this X, y or "
@@ -210,7 +234,7 @@ class BoostingEstimator:
         self.history_ = result.history
         self._warn_unfinished(result)
 
-    def _warn_unfinished(self, result, detail: str = "") -> None:
+    def _warn_unfinished(self, result) -> None:
         """One policy: Ctrl-C warns :class:`~marginboost.core.interrupts.FitInterruptedWarning`;
         a stop by ``max_iter`` or ``max_time`` before the loop's own stopping rule held warns
         :class:`~sklearn.exceptions.ConvergenceWarning` (where the loop has one: ``_has_stopping_rule``);
@@ -220,10 +244,15 @@ class BoostingEstimator:
         elif result.status not in _FINISHED and self._has_stopping_rule():
             warnings.warn(
                 f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds before its "
-                f"stopping rule held{detail}; raise max_iter or max_time",
+                f"stopping rule held{self._unfinished_detail(result)}; raise max_iter or max_time",
                 ConvergenceWarning,
                 stacklevel=4,
             )
 
     def _has_stopping_rule(self) -> bool:
+        """Whether the loop has a stopping rule of its own (else max_iter is the plan, not a cut)."""
         return True
+
+    def _unfinished_detail(self, result) -> str:
+        """What the unfinished-fit warning adds after 'before its stopping rule held' (e.g. the gap)."""
+        return ""

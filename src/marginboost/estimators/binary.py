@@ -57,6 +57,11 @@ class BinaryClassifierMixin:
         check_two_classes(self.classes_.shape[0], f"labels found: {self.classes_.tolist()[:10]}")
         return y_index, np.where(y_index == 1, 1.0, -1.0)
 
+    @staticmethod
+    def _two_classes_left(y_index) -> None:
+        """After dropping the examples of sample_weight 0, both classes must remain."""
+        check_two_classes(np.unique(y_index).shape[0], "among examples of positive sample_weight")
+
     def _binary_eval_set(self, eval_set):
         """``(X_val, y_val)`` with ``y_val`` as the model's {-1, +1} labels, or None."""
         if eval_set is None:

@@ -13,6 +13,16 @@ is ``f(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so ``decision_function
 margin (the smallest) for the others. ``nu`` is a count or a fraction as in
 :func:`marginboost.estimators.soft_margin.resolve_nu`. ``sample_weight`` is not supported.
 
+All four take the run controls of :mod:`marginboost.estimators.base` (``max_iter``,
+``max_time``, ``verbose``, ``callbacks``, early stopping, ``warm_start``), and every one stops
+after at most ``max_iter`` rounds (default 1000). Each has a stopping rule of its own, so a stop
+by ``max_iter`` or ``max_time`` before it held warns (``ConvergenceWarning``). The papers' round
+bounds (:func:`marginboost.totally_corrective.softboost.iteration_bound`,
+:func:`marginboost.classic.adaboostv.adaboostv_rounds`,
+:func:`marginboost.classic.smoothboost.smoothboost_rounds`) are what to pass as ``max_iter`` for
+their guarantees; they are no defaults, since they grow as ``1/eps^2`` (AdaBoostV at
+``eps = 1e-10``: about ``1e21`` rounds).
+
 More than two classes: one-vs-rest (:mod:`marginboost.estimators.multiclass`): the fitted attributes below are then
 those of ``estimators_[k]``, class k against the rest, and ``n_iter_``, ``status_``, ``history_``
 hold one entry per class. ``predict_proba`` is ``(1 + f) / 2`` (normalised over the classes):
@@ -21,30 +31,27 @@ not calibrated.
 from __future__ import annotations
 
 import numbers
-import warnings
-from itertools import compress
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.classic.adaboostv import adaboostv, adaboostv_rounds
-from marginboost.classic.smoothboost import smoothboost, smoothboost_rounds
+from marginboost.classic.adaboostv import adaboostv
+from marginboost.classic.smoothboost import smoothboost
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
-from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
-from marginboost.estimators.soft_margin import resolve_nu
-from marginboost.core.interrupts import warn_interrupted
-from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.soft_margin.objectives import soft_margin
+from marginboost.estimators.soft_margin import resolve_nu
+from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from marginboost.totally_corrective.softboost import softboost
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
+from marginboost.weak_learners.ensemble_outputs import output_matrix
 
 
-class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y)``.
+class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
+                              BaseEstimator):
+    """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y, options)``.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the
     hypotheses of nonzero weight, ``weights_``, ``margin_``, ``n_iter_``, ``status_`` (and
@@ -55,46 +62,38 @@ class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
         "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"weights_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
 
-    def _run(self, oracle, y_pm):
+    def _run(self, oracle, y_pm, options):
         raise NotImplementedError
 
     @one_vs_rest
-    def fit(self, X, y):
-        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
+    def fit(self, X, y, eval_set=None):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+
+        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``.
+        """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
-        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        result = self._run(oracle, y_pm)
-        self.hypotheses_ = result.hypotheses
+        result = self._fit_rounds(X, y_pm, None, self._binary_eval_set(eval_set))
+        self._store_rounds(result)
         self.weights_ = result.weights
-        self.n_iter_ = result.n_iter
-        self.status_ = result.status
-        self.history_ = result.history
         self.weights_path_ = result.weights_path
-        self.margin_ = self._margin(y_pm * self._scores(X))
-        if result.status == "interrupted":
-            warn_interrupted(self, result.n_iter)
-        elif result.status in ("max_iter", "max_time"):
-            warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds before "
-                          f"its stopping rule held; raise max_iter/max_time", ConvergenceWarning, stacklevel=2)
+        self.margin_ = self._margin(result)
         return self
 
-    def _margin(self, margins: np.ndarray) -> float:
-        return float(margins.min())
+    def _start_loop(self, X, y_pm, weights, options):
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        return self._run(oracle, y_pm, options)
 
-    def _scores(self, X) -> np.ndarray:
-        score = np.zeros(X.shape[0])
-        used = self.weights_ != 0.0
-        for w, out in zip(self.weights_[used], iter_outputs(compress(self.hypotheses_, used), X)):
-            score += w * out
-        return score
+    def _margin(self, result) -> float:
+        """The smallest training margin of the fit (its loop's own)."""
+        return float(result.margins.min())
 
     def _probability_link(self):
         return vote_probability
@@ -103,7 +102,7 @@ class _ClassicBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     def decision_function(self, X) -> np.ndarray:
         """``f(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
-        return self._scores(validate_data(self, X, dtype=np.float64, reset=False))
+        return weighted_vote(self.hypotheses_, self.weights_, validate_data(self, X, dtype=np.float64, reset=False))
 
     @per_class
     def staged_decision_function(self, X):
@@ -133,15 +132,33 @@ class TotalBoostClassifier(_ClassicBoostClassifier):
     max_depth : int >= 1, default=2
         Depth of the 'tree' weak learner.
     max_iter : int >= 1, default=1000
+        Maximum number of rounds (weak-learner calls). The guarantee needs
+        ``iteration_bound(m, 1, eps)`` = ``ceil(2 ln(m) / eps^2)``
+        (:func:`marginboost.totally_corrective.softboost.iteration_bound`).
     max_time : float > 0 or None, default=None
-        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
-        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
+        Stop after this many seconds (``status_ == 'max_time'``).
+    verbose : int >= 0, default=0
+        A progress line every ``verbose`` rounds (round, the loop's margin and its target, elapsed);
+        0: silent.
+    callbacks : list of callables ``fn(record)`` or None, default=None
+        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
+        ``n_iter_no_change`` rounds did not improve its accuracy.
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
+
+    Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the rounds completed
+    (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
 
     Attributes
     ----------
     classes_, hypotheses_, weights_ (LP weights on the simplex), margin_ (the smallest
-    training margin), n_iter_, status_ ('converged', 'max_iter', 'max_time' or 'interrupted'),
-    history_ (dict of arrays, :data:`marginboost.totally_corrective.softboost.HISTORY_COLUMNS`), weights_path_ (the LP
+    training margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'callback',
+    'early_stopping' or 'interrupted'), history_ (dict of arrays,
+    :data:`marginboost.totally_corrective.softboost.HISTORY_COLUMNS`), weights_path_ (the LP
     weights after every round).
     """
 
@@ -150,15 +167,26 @@ class TotalBoostClassifier(_ClassicBoostClassifier):
         "eps": [Interval(numbers.Real, 0, 2, closed="right")],
     }
 
-    def __init__(self, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+    def __init__(self, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000,
+                 max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, warm_start=False):
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm):
-        return softboost(oracle, y_pm, 1.0, float(self.eps), self.max_iter, self.max_time)
+    def _run(self, oracle, y_pm, options):
+        return softboost(oracle, y_pm, 1.0, float(self.eps), self.max_iter, **options)
+
+    def _margin(self, result):
+        return result.soft_margin  # at nu = 1: the smallest margin
 
 
 class SoftBoostClassifier(_ClassicBoostClassifier):
@@ -173,7 +201,19 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
         Capping parameter, a count in [1, m] or a fraction in (0, 1] (``resolve_nu``).
     eps : float in (0, 2], default=0.01
         Accuracy (``delta`` in the paper).
-    weak_learner, max_depth, max_iter, max_time : as in :class:`TotalBoostClassifier`.
+    weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
+    max_iter : int >= 1, default=1000
+        Maximum number of rounds. The guarantee needs ``iteration_bound(m, nu_, eps)`` =
+        ``ceil(2 ln(m/nu) / eps^2)`` (:func:`marginboost.totally_corrective.softboost.iteration_bound`).
+    max_time : float > 0 or None, default=None
+    verbose : int >= 0, default=0
+    callbacks : list of callables ``fn(record)`` or None, default=None
+    early_stopping : bool, default=False
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+
+    The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 
     Attributes
     ----------
@@ -186,20 +226,28 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
     }
     _model_state = {**TotalBoostClassifier._model_state, "nu_": Real(low=1.0)}
 
-    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None):
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000,
+                 max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, warm_start=False):
         self.nu = nu
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm):
+    def _run(self, oracle, y_pm, options):
         self.nu_ = resolve_nu(self.nu, y_pm.shape[0])
-        return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter, self.max_time)
+        return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter, **options)
 
-    def _margin(self, margins):
-        return soft_margin(margins, self.nu_)
+    def _margin(self, result):
+        return result.soft_margin  # at nu_
 
 
 class AdaBoostVClassifier(_ClassicBoostClassifier):
@@ -214,34 +262,51 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
     eps : float in (0, 1), default=0.1
         Accuracy (``nu`` in the paper).
     weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
-    max_iter : int >= 1 or None, default=None
-        None: the paper's ``floor(2 ln(m) / eps^2) + 1`` rounds.
-    max_time : as in :class:`TotalBoostClassifier`.
+    max_iter : int >= 1, default=1000
+        Maximum number of rounds. For the paper's guarantee pass
+        ``adaboostv_rounds(m, eps)`` = ``floor(2 ln(m) / eps^2) + 1``
+        (:func:`marginboost.classic.adaboostv.adaboostv_rounds`); it is no default, since it
+        grows as ``1/eps^2`` (about ``1e21`` rounds at ``eps = 1e-10``).
+    max_time : float > 0 or None, default=None
+    verbose : int >= 0, default=0
+    callbacks : list of callables ``fn(record)`` or None, default=None
+    early_stopping : bool, default=False
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+
+    The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 
     Attributes
     ----------
     classes_, hypotheses_, weights_ (``alpha_t / sum alpha``), margin_ (smallest training
     margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'perfect': one hypothesis
-    has edge 1 and is the model, 'no_edge', 'interrupted'), history_
+    has edge 1 and is the model, 'no_edge', 'callback', 'early_stopping', 'interrupted'), history_
     (:data:`marginboost.classic.adaboostv.ADABOOSTV_HISTORY`), weights_path_.
     """
 
     _parameter_constraints: dict = {
         **_ClassicBoostClassifier._parameter_constraints,
         "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=None, max_time=None):
+    def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=1000,
+                 max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, warm_start=False):
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm):
-        rounds = adaboostv_rounds(y_pm.shape[0], self.eps) if self.max_iter is None else self.max_iter
-        return adaboostv(oracle, y_pm, float(self.eps), rounds, self.max_time)
+    def _run(self, oracle, y_pm, options):
+        return adaboostv(oracle, y_pm, float(self.eps), self.max_iter, **options)
 
 
 class SmoothBoostClassifier(_ClassicBoostClassifier):
@@ -258,35 +323,52 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
     gamma : float in (0, 1/2), default=0.1
         Advantage assumed of the weak learner (edge ``>= 2 gamma``).
     weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
-    max_iter : int >= 1 or None, default=None
-        None: ``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``, the paper's bound.
-    max_time : as in :class:`TotalBoostClassifier`.
+    max_iter : int >= 1, default=1000
+        Maximum number of rounds. For the paper's guarantee pass
+        ``smoothboost_rounds(kappa, gamma)`` = ``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``
+        (:func:`marginboost.classic.smoothboost.smoothboost_rounds`; 2109 at the defaults).
+    max_time : float > 0 or None, default=None
+    verbose : int >= 0, default=0
+    callbacks : list of callables ``fn(record)`` or None, default=None
+    early_stopping : bool, default=False
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+
+    The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 
     Attributes
     ----------
     classes_, hypotheses_, weights_ (all ``1/T``), margin_ (smallest training margin),
-    n_iter_, status_ ('converged': ``|M|/m < kappa``, 'max_iter', 'max_time' or 'interrupted'),
-    history_ (:data:`marginboost.classic.smoothboost.SMOOTHBOOST_HISTORY`), weights_path_.
+    n_iter_, status_ ('converged': ``|M|/m < kappa``, 'max_iter', 'max_time', 'callback',
+    'early_stopping' or 'interrupted'), history_
+    (:data:`marginboost.classic.smoothboost.SMOOTHBOOST_HISTORY`), weights_path_.
     """
 
     _parameter_constraints: dict = {
         **_ClassicBoostClassifier._parameter_constraints,
         "kappa": [Interval(numbers.Real, 0, 1, closed="neither")],
         "gamma": [Interval(numbers.Real, 0, 0.5, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, kappa=0.1, gamma=0.1, weak_learner="tree", max_depth=2, max_iter=None, max_time=None):
+    def __init__(self, kappa=0.1, gamma=0.1, weak_learner="tree", max_depth=2, max_iter=1000,
+                 max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, warm_start=False):
         self.kappa = kappa
         self.gamma = gamma
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm):
-        rounds = smoothboost_rounds(self.kappa, self.gamma) if self.max_iter is None else self.max_iter
-        return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), rounds, self.max_time)
+    def _run(self, oracle, y_pm, options):
+        return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), self.max_iter, **options)
 
 
 __all__ = ["AdaBoostVClassifier", "SmoothBoostClassifier", "SoftBoostClassifier", "TotalBoostClassifier"]

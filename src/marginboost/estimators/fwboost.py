@@ -6,7 +6,7 @@
 
 by Frank-Wolfe on ``min L(F)`` over the l1 ball lin_beta(H) (see :mod:`marginboost.functional.fwboost` for the
 algorithms and :mod:`marginboost.functional.losses` for the losses). Because ``||w||_1 <= beta`` whatever the number
-of rounds, the Rademacher bound of the fit depends on ``beta``, not on ``n_estimators``
+of rounds, the Rademacher bound of the fit depends on ``beta``, not on ``max_iter``
 (001 Theorems 1-2): more rounds do not mean more capacity. ``beta`` is the model-size knob
 (in units of ``y`` for regression, of the margin for classification): tune it, e.g. by
 cross-validation as the paper does.
@@ -23,19 +23,34 @@ weak_learner : 'stump', 'tree', a learner object or a scikit-learn estimator tak
     For 'C': DecisionStump / EdgeTree(max_depth) or a classifier; for 'R': LeastSquaresStump /
     LeastSquaresTree(max_depth) or a regressor.
 max_depth : int >= 1, depth of the 'tree' weak learner.
-n_estimators : int >= 1, the most FW updates (the oracle is called once more to certify the last).
-tol : float >= 0, stop once the FW gap along the oracle's vertex is <= tol.
+max_iter : int >= 1, default=100, the most FW updates (the oracle is called once more to certify
+    the last).
+tol : float >= 0, stop once the FW gap along the oracle's vertex is <= tol. With ``tol > 0`` a fit
+    stopped by ``max_iter`` or ``max_time`` before that warns (ConvergenceWarning); with ``tol = 0``
+    (the default) there is no such target, and no warning.
 max_time : float > 0 or None, stop (status 'max_time') at the first iterate after this many seconds.
     Ctrl-C during fit keeps the last iterate whose FW gap was computed, after at least one update
     (status 'interrupted', :mod:`marginboost.core.interrupts`).
+verbose : int >= 0, default=0, a progress line every ``verbose`` updates (loss, gap, elapsed); 0: silent.
+callbacks : callables ``fn(record)`` or None, run after every update (:mod:`marginboost.estimators.base`).
+early_stopping : bool, default=False, stop once ``n_iter_no_change`` updates did not improve the held-out score.
+validation_fraction : float in (0, 1), default=0.1, the share held out (``fit``'s ``eval_set`` replaces it).
+n_iter_no_change : int >= 1, default=10, the patience of ``early_stopping``.
+warm_start : bool, default=False, a second ``fit`` on the same data continues, up to ``max_iter`` in all.
+
+The held-out score is the accuracy (classifier) or the negative mean squared error (regressor); a
+callback returning True stops the fit (status 'callback'); a warm start's ``history_`` holds the
+rows of the earlier fit too.
 
 Fitted attributes
 -----------------
 hypotheses_, coef_ (``F(x) = offset_ + sum_j coef_[j] hypotheses_[j](x)``), offset_,
 train_loss_, gap_ (FW gap of the returned model; a bound on ``train_loss_ - L*`` when the
 oracle is exact, e.g. stumps with variant 'C'), n_iter_ (updates), status_ ('converged': the oracle's
-vertex improves by at most tol, a certificate only for an exact oracle; 'max_iter', 'max_time' or
-'interrupted'), history_ (dict of arrays, one row per iterate t = 0, ..., n_iter_, columns
+vertex improves by at most tol, a certificate only for an exact oracle; 'max_iter', 'max_time',
+'callback', 'early_stopping' or 'interrupted'), best_iteration_ and validation_scores_ (with
+``early_stopping``: the best update and the score after every update), history_ (dict of arrays,
+one row per iterate t = 0, ..., n_iter_, columns
 :data:`marginboost.functional.fwboost.FW_HISTORY_COLUMNS`: round, loss, gap, step, direction, n_active,
 l1_norm and, last, time: seconds since the fit started).
 
@@ -49,24 +64,25 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, regression_eval_set,
+                                         weighted_vote)
+from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs
+from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.failed_fit import unfitted_on_failure
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
-from marginboost.core.interrupts import warn_interrupted
 from marginboost.functional.losses import LOSSES, check_targets, loss_probability, resolve_loss
 from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.estimators.sample_weights import positive_weights
 from marginboost.weak_learners import resolve_weak_learner
 from marginboost.weak_learners.regression import resolve_regression_learner
 
 __all__ = ["FWBoostClassifier", "FWBoostRegressor"]
 
 
-class _FWBoostBase(ModelFileMixin, BaseEstimator):
+class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES)), HasMethods(["value", "gradient", "smoothness"])],
         "beta": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -75,25 +91,20 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
         "away_steps": ["boolean"],
         "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"coef_": Vector(), "offset_": Real(), "train_loss_": Real(finite=False),
                     "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     # _path: the weights of every update (staged predictions), not kept by model files.
     _model_unsaved = ("history_", "_path")
 
-    def _boost(self, X, y, sample_weight, offset_rule):
-        """Drop examples of weight 0, run FWBoost, set the fitted attributes."""
-        s = None
-        if sample_weight is not None:
-            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the mean is finite
-            if not keep.any():
-                raise ValueError("sample_weight must have at least one positive entry")
-            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
-                X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
-            s = sample_weight / sample_weight.mean()
+    def _has_stopping_rule(self) -> bool:
+        return self.tol > 0  # tol = 0: no target short of the optimum, so max_iter is the plan
+
+    def _start_loop(self, X, y, s, options):
+        """Prepare the oracle on ``(X, y)`` (weights ``s``, mean 1, or None) and run FWBoost."""
         loss = resolve_loss(self.loss)
         check_targets(loss, y)
         m = X.shape[0]
@@ -102,26 +113,29 @@ class _FWBoostBase(ModelFileMixin, BaseEstimator):
             lmo = classifier_oracle(resolve_weak_learner(self.weak_learner, self.max_depth), X)
         else:
             lmo = regression_oracle(resolve_regression_learner(self.weak_learner, self.max_depth), X, p)
-        offset = best_constant(loss, y, s) if offset_rule == "constant" else 0.0
-        result = fwboost(lmo, loss, y, self.beta, sample_weight=s, offset=offset, step=self.step,
-                         away_steps=self.away_steps, n_estimators=self.n_estimators, tol=self.tol,
-                         max_time=self.max_time)
-        self.hypotheses_ = result.hypotheses
+        offset = best_constant(loss, y, s) if self._initial() == "constant" else 0.0
+        return fwboost(lmo, loss, y, self.beta, sample_weight=s, offset=offset, step=self.step,
+                       away_steps=self.away_steps, max_iter=self.max_iter, tol=self.tol, **options)
+
+    def _initial(self) -> str:
+        """``F_0``: 'constant' (the loss-minimising constant) or 'zero'."""
+        return "zero"
+
+    def _boost(self, X, y, s, eval_set):
+        """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
+        result = self._fit_rounds(X, y, s, eval_set)
         self.coef_ = result.weights
         self.offset_ = result.offset
         self.train_loss_ = result.loss
         self.gap_ = result.gap
-        self.n_iter_ = result.n_iter
-        self.status_ = result.status
-        self.history_ = result.history
         self._path = (result.weights_path, result.beta * result.scales)  # the path logs alpha
-        if result.status == "interrupted":
-            warn_interrupted(self, result.n_iter)
+        self._store_rounds(result)
         return self
 
     def _decision(self, X) -> np.ndarray:
-        outputs = hypothesis_outputs(self, X)
-        return self.offset_ + outputs @ self.coef_
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return weighted_vote(self.hypotheses_, self.coef_, X, self.offset_)
 
     def _staged(self, X):
         check_is_fitted(self)
@@ -150,9 +164,12 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
         **_FWBoostBase._parameter_constraints,
         "init": [StrOptions({"constant", "zero"})],
     }
+    _is_classifier_score = False  # early stopping scores the negative mean squared error
 
     def __init__(self, loss="squared", beta=10.0, variant="C", step="line_search", away_steps=False,
-                 weak_learner="tree", max_depth=3, n_estimators=100, tol=0.0, init="constant", max_time=None):
+                 weak_learner="tree", max_depth=3, max_iter=100, tol=0.0, init="constant", max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -160,17 +177,29 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
         self.away_steps = away_steps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
-        self.n_estimators = n_estimators
+        self.max_iter = max_iter
         self.tol = tol
         self.init = init
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
+
+    def _initial(self) -> str:
+        return self.init
 
     @unfitted_on_failure
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``, ``y`` real (NaN rejected); ``sample_weight`` scales each example's loss."""
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Fit on ``(X, y)``, ``y`` real (NaN rejected); ``sample_weight`` scales each example's loss
+        (examples of weight 0 are left out). ``eval_set = (X_val, y_val)``: the held-out set of
+        ``early_stopping``."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        return self._boost(X, np.asarray(y, dtype=np.float64), sample_weight, self.init)
+        X, y, s = positive_weights(sample_weight, X, np.asarray(y, dtype=np.float64), by_mean=True)
+        return self._boost(X, y, s, regression_eval_set(self, eval_set))
 
     def predict(self, X) -> np.ndarray:
         """``F(x) = offset_ + sum_j coef_[j] h_j(x)``."""
@@ -195,7 +224,8 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
     """
 
     def __init__(self, loss="exponential", beta=5.0, variant="C", step="line_search", away_steps=False,
-                 weak_learner="tree", max_depth=2, n_estimators=100, tol=0.0, max_time=None):
+                 weak_learner="tree", max_depth=2, max_iter=100, tol=0.0, max_time=None, verbose=0, callbacks=None,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -203,20 +233,26 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
         self.away_steps = away_steps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
-        self.n_estimators = n_estimators
+        self.max_iter = max_iter
         self.tol = tol
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
     @one_vs_rest
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+        ``sample_weight`` scales each example's loss (examples of weight 0 are left out);
+        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        y_index, y_pm = self._binary_targets(y)
-        if sample_weight is not None:
-            _, keep = relative_sample_weight(sample_weight, X)
-            check_two_classes(np.unique(y_index[keep]).shape[0], "among examples of positive sample_weight")
-        return self._boost(X, y_pm, sample_weight, "zero")
+        _, y_pm = self._binary_targets(y)
+        X, y_pm, s = positive_weights(sample_weight, X, y_pm, check=self._two_classes_left, by_mean=True)
+        return self._boost(X, y_pm, s, self._binary_eval_set(eval_set))
 
     def _probability_link(self):
         return loss_probability(self.loss)

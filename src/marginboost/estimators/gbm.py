@@ -11,7 +11,7 @@ Common parameters
 -----------------
 loss : a name of :data:`marginboost.functional.losses.LOSSES` or a loss object (value, gradient, smoothness).
 learning_rate : float > 0, the shrinkage.
-n_estimators : int >= 1, the number of trees.
+max_iter : int >= 1, default=100, the number of trees (scikit-learn's ``n_estimators``).
 subsample : float in (0, 1], the fraction of examples drawn (without replacement) per round.
 weak_learner : 'tree' (LeastSquaresTree(max_depth)), 'stump' (LeastSquaresStump), a
     RegressionLearner, or a scikit-learn regressor taking sample_weight.
@@ -20,13 +20,27 @@ leaf_update : 'mean' (least-squares leaves) or 'newton' (one Newton step per lea
 random_state : seed of the subsampling (``numpy.random.default_rng``).
 max_time : float > 0 or None, stop (status 'max_time') after this many seconds. Ctrl-C during
     fit keeps the trees completed (status 'interrupted', :mod:`marginboost.core.interrupts`).
+verbose : int >= 0, default=0, a progress line every ``verbose`` rounds (loss, elapsed); 0: silent.
+callbacks : callables ``fn(record)`` or None, run after every round (:mod:`marginboost.estimators.base`).
+early_stopping : bool, default=False, stop once ``n_iter_no_change`` rounds did not improve the held-out score.
+validation_fraction : float in (0, 1), default=0.1, the share held out (``fit``'s ``eval_set`` replaces it).
+n_iter_no_change : int >= 1, default=10, the patience of ``early_stopping``.
+warm_start : bool, default=False, a second ``fit`` on the same data adds trees, up to ``max_iter`` in all.
+
+GBM has no stopping rule of its own: ``max_iter`` trees is the plan, and a fit stopped by
+``max_iter`` or ``max_time`` does not warn. The held-out score is the accuracy (classifier) or
+the negative mean squared error (regressor); a callback returning True stops the fit (status
+'callback'); a warm start draws the subsamples an uninterrupted fit would, and its ``history_``
+holds the rows of the earlier fit too.
 
 Fitted attributes
 -----------------
 init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('diverged': a
 round would have made the training loss overflow, e.g. the exponential loss at a large learning
 rate; the fit keeps the rounds before it and warns (ConvergenceWarning); 'max_iter':
-all n_estimators trees, 'max_time' or 'interrupted'), history_ (dict of arrays, one row per
+all max_iter trees, 'max_time', 'callback', 'early_stopping' or 'interrupted'), best_iteration_
+and validation_scores_ (with ``early_stopping``: the best round and the score after every
+round), history_ (dict of arrays, one row per
 iterate t = 0, ..., n_iter_, columns :data:`marginboost.functional.gbm.GBM_HISTORY_COLUMNS`: round, loss on the
 training sample and, last, time: seconds since the fit started).
 
@@ -38,7 +52,7 @@ Agreement with scikit-learn (tests/test_gbm.py): with ``subsample=1``, ``weak_le
 and float32-exact features, GBMRegressor (squared loss) equals ``GradientBoostingRegressor``
 and GBMClassifier (logistic / exponential loss, ``leaf_update='newton'``) equals
 ``GradientBoostingClassifier(loss='log_loss' / 'exponential')`` to 1e-8 on the training
-sample, for the same max_depth, learning_rate and n_estimators and sklearn's defaults
+sample, for the same max_depth, learning_rate and ``max_iter = n_estimators`` and sklearn's defaults
 (min_samples_leaf=1, min_samples_split=2, no max_features: both trees search every cut at
 the midpoint of consecutive distinct values, ``x <= t`` goes left, leaves hold the weighted
 mean). Off the training sample they agree too when no two features give a node the same
@@ -55,72 +69,70 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs
+from marginboost.core.rounds import Status
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
+from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs
+from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.failed_fit import unfitted_on_failure
+from marginboost.estimators.base import regression_eval_set
+from marginboost.estimators.sample_weights import positive_weights
 from marginboost.functional.gbm import LEAF_UPDATES, gbm
-from marginboost.core.interrupts import warn_interrupted
 from marginboost.functional.losses import LOSSES, loss_probability, resolve_loss
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real
 from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.weak_learners.regression import resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
 
 
-class _GBMBase(ModelFileMixin, BaseEstimator):
+class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(LOSSES)), HasMethods(["value", "gradient", "smoothness"])],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_estimators": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "subsample": [Interval(numbers.Real, 0, 1, closed="right")],
         "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "leaf_update": [StrOptions(set(LEAF_UPDATES))],
         "random_state": ["random_state"],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"init_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
     # status_ came with max_time: unsaved, so that files written before it still load
     _model_unsaved = ("history_", "status_")
 
-    def _boost(self, X, y, sample_weight):
-        """Drop examples of weight 0, run GBM, set the fitted attributes."""
-        s = None
-        if sample_weight is not None:
-            sample_weight, keep = relative_sample_weight(sample_weight, X)  # max < 1: the mean is finite
-            if not keep.any():
-                raise ValueError("sample_weight must have at least one positive entry")
-            if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
-                X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
-            s = sample_weight / sample_weight.mean()
+    def _has_stopping_rule(self) -> bool:
+        return False  # max_iter trees is the plan: stopping there (or at max_time) is no failure
+
+    def _start_loop(self, X, y, s, options):
+        """Run GBM on ``(X, y)`` (weights ``s``, mean 1, or None)."""
         seed = self.random_state
         if isinstance(seed, np.random.RandomState):  # sklearn's convention -> a Generator seed
             seed = seed.randint(np.iinfo(np.int32).max)
-        result = gbm(resolve_regression_learner(self.weak_learner, self.max_depth), X,
-                     resolve_loss(self.loss), y, sample_weight=s, learning_rate=self.learning_rate,
-                     n_estimators=self.n_estimators, subsample=self.subsample,
-                     leaf_update=self.leaf_update, rng=np.random.default_rng(seed), max_time=self.max_time)
+        return gbm(resolve_regression_learner(self.weak_learner, self.max_depth), X, resolve_loss(self.loss), y,
+                   sample_weight=s, learning_rate=self.learning_rate, max_iter=self.max_iter,
+                   subsample=self.subsample, leaf_update=self.leaf_update, rng=np.random.default_rng(seed),
+                   **options)
+
+    def _boost(self, X, y, s, eval_set):
+        """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
+        result = self._fit_rounds(X, y, s, eval_set)
         self.init_ = result.offset
-        self.hypotheses_ = result.hypotheses
         self.train_loss_ = result.loss
-        self.n_iter_ = len(result.hypotheses)
-        self.status_ = result.status
-        self.history_ = result.history
-        if result.status == "interrupted":
-            warn_interrupted(self, self.n_iter_)
-        elif result.status == "diverged":
+        self._store_rounds(result)
+        if result.status == Status.DIVERGED:
             warnings.warn(f"{type(self).__name__} stopped after {self.n_iter_} rounds: round {self.n_iter_ + 1} "
                           "made the training loss overflow (a step too large for the loss: lower learning_rate, "
                           "or take leaf_update='newton')", ConvergenceWarning, stacklevel=3)
         return self
 
     def _decision(self, X) -> np.ndarray:
-        outputs = hypothesis_outputs(self, X)
-        return self.init_ + self.learning_rate * outputs.sum(axis=1)
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        weights = np.full(len(self.hypotheses_), float(self.learning_rate))
+        return weighted_vote(self.hypotheses_, weights, X, self.init_)
 
     def _staged(self, X):
         outputs = hypothesis_outputs(self, X)
@@ -136,24 +148,35 @@ class GBMRegressor(RegressorMixin, _GBMBase):
     gradient is the step direction), depth-3 trees.
     """
 
-    def __init__(self, loss="squared", learning_rate=0.1, n_estimators=100, subsample=1.0,
-                 weak_learner="tree", max_depth=3, leaf_update="mean", random_state=None, max_time=None):
+    _is_classifier_score = False  # early stopping scores the negative mean squared error
+
+    def __init__(self, loss="squared", learning_rate=0.1, max_iter=100, subsample=1.0, weak_learner="tree",
+                 max_depth=3, leaf_update="mean", random_state=None, max_time=None, verbose=0, callbacks=None,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
         self.loss = loss
         self.learning_rate = learning_rate
-        self.n_estimators = n_estimators
+        self.max_iter = max_iter
         self.subsample = subsample
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.leaf_update = leaf_update
         self.random_state = random_state
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
     @unfitted_on_failure
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss."""
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss (examples of
+        weight 0 are left out). ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        return self._boost(X, np.asarray(y, dtype=np.float64), sample_weight)
+        X, y, s = positive_weights(sample_weight, X, np.asarray(y, dtype=np.float64), by_mean=True)
+        return self._boost(X, y, s, regression_eval_set(self, eval_set))
 
     def predict(self, X) -> np.ndarray:
         """``F(x) = init_ + learning_rate * sum_t h_t(x)``."""
@@ -180,28 +203,35 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
     own subsamples; an integer (or a ``RandomState``) seeds every class alike.
     """
 
-    def __init__(self, loss="logistic", learning_rate=0.1, n_estimators=100, subsample=1.0,
-                 weak_learner="tree", max_depth=3, leaf_update="newton", random_state=None, max_time=None):
+    def __init__(self, loss="logistic", learning_rate=0.1, max_iter=100, subsample=1.0, weak_learner="tree",
+                 max_depth=3, leaf_update="newton", random_state=None, max_time=None, verbose=0, callbacks=None,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
         self.loss = loss
         self.learning_rate = learning_rate
-        self.n_estimators = n_estimators
+        self.max_iter = max_iter
         self.subsample = subsample
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.leaf_update = leaf_update
         self.random_state = random_state
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
     @one_vs_rest
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+        ``sample_weight`` scales each example's loss (examples of weight 0 are left out);
+        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        y_index, y_pm = self._binary_targets(y)
-        if sample_weight is not None:
-            _, keep = relative_sample_weight(sample_weight, X)
-            check_two_classes(np.unique(y_index[keep]).shape[0], "among examples of positive sample_weight")
-        return self._boost(X, y_pm, sample_weight)
+        _, y_pm = self._binary_targets(y)
+        X, y_pm, s = positive_weights(sample_weight, X, y_pm, check=self._two_classes_left, by_mean=True)
+        return self._boost(X, y_pm, s, self._binary_eval_set(eval_set))
 
     def _probability_link(self):
         return loss_probability(self.loss)

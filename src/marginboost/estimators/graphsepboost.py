@@ -9,21 +9,23 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.binary import BinaryClassifierMixin
-from marginboost.weak_learners.ensemble_outputs import iter_outputs
 from marginboost.classic.graphsepboost import aggregate_scores, binarise, graphsepboost
-from marginboost.core.interrupts import warn_interrupted
-from marginboost.io.model_codecs import Codes, Count, ModelFileMixin, Text
+from marginboost.core.rounds import Status
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
+from marginboost.estimators.binary import BinaryClassifierMixin
+from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.io.model_codecs import Codes, Count, ModelFileMixin, Text
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
+from marginboost.weak_learners.ensemble_outputs import iter_outputs
 
 __all__ = ["GraphSepBoostClassifier"]
 
 
-class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
+                              BaseEstimator):
     """GraphSepBoost: reweight by the degree in the graph of not-yet-separated pairs of
     opposite labels until no pair is left; predict from the code ``(b_1(x), ..., b_T(x))``.
 
@@ -41,6 +43,18 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
         the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
+    verbose : int >= 0, default=0
+        A progress line every ``verbose`` rounds (round, edges left, edge, elapsed); 0: silent.
+    callbacks : list of callables ``fn(record)`` or None, default=None
+        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
+        ``record.ensemble()`` is None: the model is no weighted vote.
+    early_stopping : bool, default=False
+        Not available: ``fit`` raises ``ValueError`` when True (the model aggregates codes, it
+        is no weighted vote that could be scored round by round).
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
 
     Attributes
     ----------
@@ -67,42 +81,55 @@ class GraphSepBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierM
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "aggregation": [StrOptions({"hamming", "positive_match"})],
         "max_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("history_",)
+    _weighted_vote = False  # codes aggregated by a nearest-code rule: early stopping is refused
 
     def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="positive_match",
-                 max_pairs=10_000_000, max_time=None):
+                 max_pairs=10_000_000, max_time=None, verbose=0, callbacks=None, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.aggregation = aggregation
         self.max_pairs = max_pairs
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
     @one_vs_rest
-    def fit(self, X, y):
-        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest)."""
+    def fit(self, X, y, eval_set=None):
+        """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
+        ``eval_set``: accepted for the common signature; early stopping is refused (no weighted vote)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         _, y_pm = self._binary_targets(y)
-        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        result = graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs,
-                               max_time=self.max_time)
-        self.hypotheses_ = result.hypotheses
-        self.n_iter_ = result.n_iter
-        self.status_ = result.status
-        self.history_ = result.history
+        result = self._fit_rounds(X, y_pm, None, self._binary_eval_set(eval_set))
+        self._store_rounds(result)
         self.pos_codes_ = np.unique(result.codes[y_pm > 0], axis=0)
         self.neg_codes_ = np.unique(result.codes[y_pm < 0], axis=0)
-        if result.status == "interrupted":
-            warn_interrupted(self, result.n_iter)
-        elif result.status != "separated":
-            warnings.warn(f"GraphSepBoost stopped ({result.status}) after {result.n_iter} rounds with "
-                          f"{result.history['edges'][-1]} pairs of opposite labels unseparated",
-                          ConvergenceWarning, stacklevel=2)
+        if result.status == Status.NO_PROGRESS:
+            warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds: a round "
+                          f"separated no pair, and {self._unseparated(result)} pairs of opposite labels are left "
+                          "unseparated (e.g. equal points with opposite labels)", ConvergenceWarning, stacklevel=4)
         return self
+
+    def _start_loop(self, X, y_pm, weights, options):
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        return graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs, **options)
+
+    @staticmethod
+    def _unseparated(result) -> int:
+        return int(result.history["edges"][-1])
+
+    def _unfinished_detail(self, result) -> str:
+        return f" ({self._unseparated(result)} pairs of opposite labels unseparated)"
 
     def _codes(self, X) -> np.ndarray:
         check_is_fitted(self)

@@ -9,6 +9,11 @@
 ``fit`` takes ``sample_weight`` as replication: example ``i`` counts as ``s_i`` copies
 (weights scaled to mean 1; examples of weight 0 are left out). See :mod:`marginboost.mirror.maboost`.
 
+All three take the run controls of :mod:`marginboost.estimators.base` (``max_iter``,
+``max_time``, ``verbose``, ``callbacks``, early stopping, ``warm_start``). They have no
+stopping rule of their own (they stop after ``max_iter`` rounds, or when no weak edge is
+left), so a stop by ``max_iter`` or ``max_time`` is no ``ConvergenceWarning``.
+
 The fitted model is ``f(x) = sum_t eta_t h_t(x)``; ``decision_function`` returns it divided
 by ``sum_t eta_t`` (in [-1, 1], same sign), ``predict`` its sign (0 -> ``classes_[0]``).
 
@@ -23,16 +28,17 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_array, column_or_1d, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from marginboost.mirror.bregman import REGULARIZERS
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
-from marginboost.core.interrupts import warn_interrupted
-from marginboost.mirror.maboost import MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost, mirror_ascent_boost
-from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from marginboost.mirror.bregman import REGULARIZERS
+from marginboost.mirror.maboost import (MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost,
+                                        mirror_ascent_boost)
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
@@ -55,7 +61,8 @@ def check_secondary_mask(mask, m: int) -> np.ndarray:
     return out
 
 
-class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMixin, BaseEstimator):
+class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
+                             BaseEstimator):
     """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps every
@@ -68,7 +75,7 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
         "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **COMMON_PARAMETER_CONSTRAINTS,
     }
     _model_state = {"coef_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("distribution_", "history_")
@@ -76,8 +83,11 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
     def _parts(self, m: int, mask, weights):
         raise NotImplementedError
 
+    def _has_stopping_rule(self) -> bool:
+        return False  # max_iter rounds is the algorithm (no convergence criterion): no ConvergenceWarning
+
     @one_vs_rest(labels=("y_secondary",))
-    def _fit(self, X, y, sample_weight=None, mask=None, X_secondary=None, y_secondary=None):
+    def _fit(self, X, y, sample_weight=None, mask=None, X_secondary=None, y_secondary=None, eval_set=None):
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
         if X_secondary is not None or y_secondary is not None:
@@ -87,7 +97,9 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
             mask = check_secondary_mask(mask, X.shape[0])
         weights = None
         if sample_weight is not None:
-            # max < 1 (no overflow in the scaling to sum m); not all False: sklearn rejects all zeros
+            # Relative weights (max in [1/2, 1)), not positive_weights' mean 1: the assemblies scale
+            # them to sum m themselves (mirror.maboost._replication), and scaling twice rounds
+            # differently (e.g. sklearn's sample-weight equivalence check of SparseBoost fails).
             sample_weight, keep = relative_sample_weight(sample_weight, X)
             if not keep.all():  # no copy of X otherwise: one-vs-rest shares the presorting of X
                 X, y_index, sample_weight = X[keep], y_index[keep], sample_weight[keep]
@@ -96,20 +108,31 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
             # equal weights are no weights: take the unweighted code path, bit for bit
             weights = None if np.all(sample_weight == sample_weight[0]) else sample_weight
         y_pm = np.where(y_index == 1, 1.0, -1.0)
-        m = X.shape[0]
-        parts = self._parts(m, mask, weights)
-        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        result = mirror_ascent_boost(oracle, y_pm, parts, self.max_iter, max_time=self.max_time)
-        self.hypotheses_ = result.hypotheses
+        eval_set = self._binary_eval_set(eval_set)
+        self._check_secondary(mask, eval_set)
+        self._secondary_mask = mask  # read by _start_loop; kept to check a warm start's data
+        result = self._fit_rounds(X, y_pm, weights, eval_set)
+        self._store_rounds(result)
         self.coef_ = result.weights
         self.distribution_ = result.distribution
         self.margin_ = float(result.margins.min())
-        self.n_iter_ = result.n_iter
-        self.status_ = result.status
-        self.history_ = result.history
-        if result.status == "interrupted":
-            warn_interrupted(self, result.n_iter)
         return self
+
+    def _check_secondary(self, mask, eval_set) -> None:
+        """The secondary set must be the one a warm start continues with, and early stopping
+        cannot hold out a share of the training set when it has one (the mask would be cut)."""
+        if (self.warm_start and getattr(self, "_fit_result", None) is not None
+                and not np.array_equal(getattr(self, "_secondary_mask", None), mask)):
+            raise ValueError("warm_start=True continues the last fit on the same data; this secondary set "
+                             "differs (fit a new estimator, or set warm_start=False)")
+        if mask is not None and self.early_stopping and eval_set is None:
+            raise ValueError("early_stopping with a secondary set (secondary_mask or X_secondary) needs an "
+                             "eval_set: validation_fraction would split the secondary set")
+
+    def _start_loop(self, X, y_pm, weights, options):
+        parts = self._parts(X.shape[0], self._secondary_mask, weights)
+        oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
+        return mirror_ascent_boost(oracle, y_pm, parts, self.max_iter, **options)
 
     def _stack_secondary(self, X, y, mask, X_secondary, y_secondary):
         """Append the secondary data set to ``(X, y)``; the mask marks its rows."""
@@ -133,9 +156,10 @@ class _MirrorBoostClassifier(ModelFileMixin, BinaryClassifierMixin, ClassifierMi
     @per_class
     def decision_function(self, X) -> np.ndarray:
         """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
-        out = hypothesis_outputs(self, X)
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         total = self.coef_.sum()
-        return out @ self.coef_ / total if total > 0 else np.zeros(out.shape[0])
+        return weighted_vote(self.hypotheses_, self.coef_, X) / total if total > 0 else np.zeros(X.shape[0])
 
     @per_class
     def staged_decision_function(self, X):
@@ -170,17 +194,30 @@ class MABoostClassifier(_MirrorBoostClassifier):
     weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100
-        Number of boosting rounds.
+        Number of boosting rounds (the algorithm has no other stopping rule).
     max_time : float > 0 or None, default=None
-        Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
-        the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
+        Stop after this many seconds (``status_ == 'max_time'``).
+    verbose : int >= 0, default=0
+        A progress line every ``verbose`` rounds (round, edge, training error, elapsed); 0: silent.
+    callbacks : list of callables ``fn(record)`` or None, default=None
+        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
+        ``n_iter_no_change`` rounds did not improve its accuracy.
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
+
+    Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the rounds completed
+    (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
 
     Attributes
     ----------
     classes_, hypotheses_, coef_ (``eta_t``), distribution_ (the last ``w``), margin_ (the
     smallest normalised training margin), n_iter_, status_ ('max_iter', 'no_edge',
-    'zero_weights', 'max_time', 'interrupted'), history_ (dict of arrays,
-    :data:`marginboost.mirror.maboost.HISTORY_COLUMNS`).
+    'zero_weights', 'max_time', 'callback', 'early_stopping', 'interrupted'), history_ (dict
+    of arrays, :data:`marginboost.mirror.maboost.HISTORY_COLUMNS`).
     """
 
     _parameter_constraints: dict = {
@@ -193,7 +230,9 @@ class MABoostClassifier(_MirrorBoostClassifier):
     }
 
     def __init__(self, regularizer="entropy", update="active", variant="normal", smoothness=0.1,
-                 sparsity=0.5, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None):
+                 sparsity=0.5, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False):
         self.regularizer = regularizer
         self.update = update
         self.variant = variant
@@ -204,8 +243,15 @@ class MABoostClassifier(_MirrorBoostClassifier):
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None):
+    def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None,
+            eval_set=None):
         """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight``: optional, finite, >= 0; example ``i`` counts as ``sample_weight[i]``
@@ -215,8 +261,10 @@ class MABoostClassifier(_MirrorBoostClassifier):
         ``X`` -- or as a second data set ``X_secondary, y_secondary``, appended to ``(X, y)``
         (then ``sample_weight``, if given, covers the rows of ``X`` followed by those of
         ``X_secondary``). Both forms give the same model.
+        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping`` (required there
+        with a secondary set).
         """
-        return self._fit(X, y, sample_weight, secondary_mask, X_secondary, y_secondary)
+        return self._fit(X, y, sample_weight, secondary_mask, X_secondary, y_secondary, eval_set)
 
     def _parts(self, m, mask, weights):
         if mask is not None and self.variant != "combined":
@@ -235,9 +283,28 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
     Parameters
     ----------
     step : 'paper' (default) or 'adaboost'
-        ``eta_t = gamma_t ||x_t||_1 / m`` (002 Theorem 5: O(1/(eps^2 gamma^2)) rounds) or the
-        original MadaBoost's ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``.
-    learning_rate, weak_learner, max_depth, max_iter, max_time : as in :class:`MABoostClassifier`.
+        The step-size rule (as ``step`` of :class:`~marginboost.FWBoostClassifier` and
+        :class:`~marginboost.AverageMarginBoostClassifier`): ``eta_t = gamma_t ||x_t||_1 / m``
+        (002 Theorem 5: O(1/(eps^2 gamma^2)) rounds) or the original MadaBoost's
+        ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``; ``learning_rate`` multiplies either.
+    learning_rate : float > 0, default=1.0
+        Multiplies every ``eta_t``.
+    weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
+    max_depth : int >= 1, default=2
+    max_iter : int >= 1, default=100
+    max_time : float > 0 or None, default=None
+    verbose : int >= 0, default=0
+    callbacks : list of callables ``fn(record)`` or None, default=None
+    early_stopping : bool, default=False
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+
+    The run controls (``max_iter`` to ``warm_start``) act as in :class:`MABoostClassifier`.
+
+    Attributes
+    ----------
+    As :class:`MABoostClassifier`.
     """
 
     _parameter_constraints: dict = {
@@ -246,22 +313,29 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
     }
 
     def __init__(self, step="paper", learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100,
-                 max_time=None):
+                 max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=10, warm_start=False):
         self.step = step
         self.learning_rate = learning_rate
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None):
         """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight`` (optional, finite, >= 0): example ``i`` counts as ``sample_weight[i]``
         copies (scaled to mean 1), each starting at weight 1 in ``[0, 1]^m``; weight 0 leaves
-        it out.
+        it out. ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, eval_set=eval_set)
 
     def _parts(self, m, mask, weights):
         return madaboost(m, self.step, float(self.learning_rate), weights)
@@ -278,24 +352,50 @@ class AdaBoostClassifier(_MirrorBoostClassifier):
 
     Parameters
     ----------
-    learning_rate, weak_learner, max_depth, max_iter, max_time : as in :class:`MABoostClassifier`.
+    learning_rate : float > 0, default=1.0
+        Multiplies every ``eta_t``.
+    weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
+    max_depth : int >= 1, default=2
+    max_iter : int >= 1, default=100
+    max_time : float > 0 or None, default=None
+    verbose : int >= 0, default=0
+    callbacks : list of callables ``fn(record)`` or None, default=None
+    early_stopping : bool, default=False
+    validation_fraction : float in (0, 1), default=0.1
+    n_iter_no_change : int >= 1, default=10
+    warm_start : bool, default=False
+
+    The run controls (``max_iter`` to ``warm_start``) act as in :class:`MABoostClassifier`.
+
+    Attributes
+    ----------
+    As :class:`MABoostClassifier`.
     """
 
-    def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None):
+    def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False):
         self.learning_rate = learning_rate
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
         self.max_time = max_time
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, eval_set=None):
         """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
 
         ``sample_weight`` (optional, finite, >= 0) is the initial distribution (scaled to sum
         1), which for AdaBoost is the same as replicating example ``i`` ``sample_weight[i]``
-        times; weight 0 leaves it out.
+        times; weight 0 leaves it out. ``eval_set = (X_val, y_val)``: the held-out set of
+        ``early_stopping``.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, sample_weight, eval_set=eval_set)
 
     def _parts(self, m, mask, weights):
         return adaboost(m, float(self.learning_rate), weights)

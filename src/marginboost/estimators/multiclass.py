@@ -32,7 +32,8 @@ the K round counts), ``status_`` and ``history_`` (lists, one entry per class). 
 ``(max_time - elapsed) / (K - k)``. Ctrl-C under the policy 'keep' (:mod:`marginboost.core.interrupts`) keeps
 a model only if it lands in the last class's fit; earlier, the classes not fitted yet would
 have no model, so the interrupt propagates. The warnings of the K fits are issued again with
-the class they concern.
+the class they concern. With ``warm_start=True`` a second fit on the same data and classes
+continues each class's model.
 """
 from __future__ import annotations
 
@@ -96,6 +97,9 @@ def _multiclass(y, extra) -> bool:
 
 def _fit_one_vs_rest(est, fit, arguments: dict, labels: tuple):
     est._validate_params()
+    # warm_start: each class's model continues its own rounds (same classes, same data)
+    previous = getattr(est, "estimators_", None) if getattr(est, "warm_start", False) else None
+    previous_classes = getattr(est, "classes_", None)
     forget_fit(est)  # attributes of an earlier fit (binary or not) must not outlive this one
     X, y = validate_data(est, arguments.pop("X"), arguments.pop("y"), dtype=est._fit_dtype, y_numeric=False)
     check_classification_targets(y)
@@ -112,7 +116,10 @@ def _fit_one_vs_rest(est, fit, arguments: dict, labels: tuple):
     models = []
     with share_features(X):
         for k, label in enumerate(classes.tolist()):  # plain labels: repr in the warnings
-            model = clone(est)
+            if previous is not None and np.array_equal(previous_classes, classes):
+                model = previous[k].set_params(**est.get_params(deep=False))
+            else:
+                model = clone(est)
             if budget is not None:
                 share = (budget - (time.perf_counter() - start)) / (len(classes) - k)
                 # > 0 (a parameter constraint): a class started after the deadline stops after one round.

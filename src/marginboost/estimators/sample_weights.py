@@ -28,11 +28,14 @@ def relative_sample_weight(sample_weight, X) -> tuple[np.ndarray, np.ndarray]:
     return s, s > 0.0
 
 
-def positive_weights(sample_weight, X, y, classes: bool = False):
+def positive_weights(sample_weight, X, y, check=None, by_mean: bool = False):
     """``(X, y, s)`` without the examples of weight 0, ``s`` scaled to mean 1 (None without weights).
 
-    ``X`` is not copied when every weight is positive (one-vs-rest shares its presorting). With
-    ``classes``, ``y`` (class indices) must still hold two classes after the drop.
+    ``X`` is not copied when every weight is positive (one-vs-rest shares its presorting).
+    ``check(y)``, if given, is called on the labels left after a drop (e.g. that two classes remain).
+    The scaling is ``s * (m / sum s)``, or with ``by_mean`` ``s / mean(s)`` (FWBoost's and GBM's
+    since their first version; the two differ in the last bit, and each family keeps its own so
+    that its weighted fits stay the same).
     """
     if sample_weight is None:
         return X, y, None
@@ -41,7 +44,6 @@ def positive_weights(sample_weight, X, y, classes: bool = False):
         raise ValueError("sample_weight must have at least one positive entry")
     if not keep.all():
         X, y, s = X[keep], y[keep], s[keep]
-        if classes and np.unique(y).shape[0] != 2:
-            raise ValueError(f"y must contain at least two classes, got {np.unique(y).shape[0]} "
-                             "(among examples of positive sample_weight)")
-    return X, y, s * (s.shape[0] / s.sum())
+        if check is not None:
+            check(y)
+    return X, y, s / s.mean() if by_mean else s * (s.shape[0] / s.sum())

@@ -163,7 +163,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassi
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=self._fit_dtype, y_numeric=False)
         y_index, _ = self._binary_targets(y)
-        X, y_index, weights = positive_weights(sample_weight, X, y_index, classes=True)
+        X, y_index, weights = positive_weights(sample_weight, X, y_index, check=self._two_classes_left)
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         result = self._fit_rounds(X, y_pm, weights, self._binary_eval_set(eval_set))
         self._store_rounds(result)
@@ -172,21 +172,25 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassi
         self.objective_ = result.objective
         self.gap_ = result.gap
         self.weights_path_ = result.weights_path
-        if result.status == Status.CONVERGED and self.margin_ <= 0.0:
-            self._warn_degenerate(result.margins)
+        m = result.margins.shape[0]
+        ties = int(np.count_nonzero(result.margins == 0.0))  # decision exactly 0: a coin toss
+        if result.status == Status.CONVERGED and self.margin_ <= 0.0 and ties >= max(1, m // 10):
+            self._warn_degenerate(ties, m)
         return self
 
-    def _warn_degenerate(self, margins) -> None:
-        """The optimum over the hypotheses has a soft margin <= 0: the classes overlap on more than
-        ``nu`` examples, the margin guarantee says nothing, and the optimal weights may cancel
-        (one 0/1 feature with 20% label noise: ``[0.5, 0.5]`` on ``h`` and ``-h``, the unique LP
-        optimum, whose decision is 0 everywhere)."""
-        zero = int(np.count_nonzero(margins == 0.0))
+    def _unfinished_detail(self, result) -> str:
+        return f" (gap {result.gap:.3g} > tolerance; or raise eps)"
+
+    def _warn_degenerate(self, zero: int, m: int) -> None:
+        """The optimum over the hypotheses has a soft margin <= 0 and its weights cancel: the
+        decision is exactly 0 on at least a tenth of the training examples (one 0/1 feature with
+        20% label noise: ``[0.5, 0.5]`` on ``h`` and ``-h``, the unique LP optimum, whose decision
+        is 0 everywhere). A soft margin <= 0 alone is common with noisy labels and a small ``nu``."""
         warnings.warn(
             f"{type(self).__name__}: the soft margin reached is {self.margin_:.3g} <= 0: at nu={self.nu_:g} no "
             "combination of the hypotheses has a positive soft margin (the classes overlap on more than nu "
-            f"examples), so the weights may cancel: the decision is exactly 0 on {zero} of {margins.shape[0]} "
-            "training examples. Raise nu (a larger share of examples may fall inside the margin).",
+            f"examples), and the weights cancel: the decision is exactly 0 on {zero} of {m} training examples. "
+            "Raise nu (a larger share of examples may fall inside the margin).",
             DegenerateModelWarning,
             stacklevel=3,
         )

@@ -11,7 +11,10 @@ training and test errors.
 
 Rounds are weak-learner calls. AdaBoostV stops once its minimum margin is certified to reach
 the smallest edge minus ``eps``, at the latest after its round bound ``2 ln m / eps^2 + 1``
-(Raetsch and Warmuth 2005).
+(Raetsch and Warmuth 2005). AdaBoostV and SmoothBoost get their round bounds
+(:func:`~marginboost.classic.adaboostv.adaboostv_rounds`,
+:func:`~marginboost.classic.smoothboost.smoothboost_rounds`) as ``max_iter`` explicitly: the
+estimators' default is a fixed cap, not the bound.
 """
 from __future__ import annotations
 
@@ -22,17 +25,21 @@ from typing import Callable
 
 from marginboost import (AdaBoostVClassifier, GBMClassifier, GraphSepBoostClassifier, SmoothBoostClassifier,
                 SoftBoostClassifier, TotalBoostClassifier)
+from marginboost.classic.adaboostv import adaboostv_rounds
+from marginboost.classic.smoothboost import smoothboost_rounds
 from marginboost.experiments.runner import MAX_DEPTH, MAX_ITER, STATUS, Split, _error, _record
 
 TREES = {"weak_learner": "tree", "max_depth": MAX_DEPTH}
+SMOOTHBOOST_KAPPA = SMOOTHBOOST_GAMMA = 0.1  # SmoothBoostClassifier's defaults
 
 
 @dataclass(frozen=True)
 class CanonSpec:
     """A classic booster as the benchmark names it.
 
-    ``make(nu, eps, max_time, max_iter, seed)``; ``max_iter=None`` leaves the algorithm its own
-    round count (AdaBoostV's and SmoothBoost's bounds) or runs until its stopping rule.
+    ``make(nu, eps, max_time, max_iter, seed, m)`` (``m`` the training examples);
+    ``max_iter=None`` gives the algorithm its own round count (AdaBoostV's and SmoothBoost's
+    bounds) or runs until its stopping rule.
     """
 
     key: str
@@ -45,29 +52,31 @@ class CanonSpec:
 
 CANON = {
     "totalboost": CanonSpec(
-        "totalboost", "TotalBoost", lambda nu, eps, max_time, max_iter, seed: TotalBoostClassifier(
+        "totalboost", "TotalBoost", lambda nu, eps, max_time, max_iter, seed, m: TotalBoostClassifier(
             eps=eps, max_iter=max_iter or MAX_ITER, max_time=max_time, **TREES), False, "hard",
         "TotalBoostClassifier(eps)"),
     "softboost": CanonSpec(
-        "softboost", "SoftBoost", lambda nu, eps, max_time, max_iter, seed: SoftBoostClassifier(
+        "softboost", "SoftBoost", lambda nu, eps, max_time, max_iter, seed, m: SoftBoostClassifier(
             nu=nu, eps=eps, max_iter=max_iter or MAX_ITER, max_time=max_time, **TREES), True, "soft",
         "SoftBoostClassifier(nu, eps)"),
     "adaboostv": CanonSpec(
-        "adaboostv", "AdaBoostV", lambda nu, eps, max_time, max_iter, seed: AdaBoostVClassifier(
-            eps=eps, max_iter=max_iter, max_time=max_time, **TREES), False, "hard",
+        "adaboostv", "AdaBoostV", lambda nu, eps, max_time, max_iter, seed, m: AdaBoostVClassifier(
+            eps=eps, max_iter=max_iter or adaboostv_rounds(m, eps), max_time=max_time, **TREES), False, "hard",
         "AdaBoostVClassifier(eps); its own round count 2 ln m / eps^2 + 1"),
     "smoothboost": CanonSpec(
-        "smoothboost", "SmoothBoost", lambda nu, eps, max_time, max_iter, seed: SmoothBoostClassifier(
-            max_iter=max_iter, max_time=max_time, **TREES), False, "hard",
+        "smoothboost", "SmoothBoost", lambda nu, eps, max_time, max_iter, seed, m: SmoothBoostClassifier(
+            kappa=SMOOTHBOOST_KAPPA, gamma=SMOOTHBOOST_GAMMA,
+            max_iter=max_iter or smoothboost_rounds(SMOOTHBOOST_KAPPA, SMOOTHBOOST_GAMMA), max_time=max_time,
+            **TREES), False, "hard",
         "SmoothBoostClassifier() (kappa = gamma = 0.1, its round bound)"),
     "graphsepboost": CanonSpec(
-        "graphsepboost", "GraphSepBoost", lambda nu, eps, max_time, max_iter, seed: GraphSepBoostClassifier(
+        "graphsepboost", "GraphSepBoost", lambda nu, eps, max_time, max_iter, seed, m: GraphSepBoostClassifier(
             max_iter=max_iter or MAX_ITER, max_time=max_time, **TREES), False, None,
         "GraphSepBoostClassifier() (until every opposite-label pair is separated)"),
     "gbm": CanonSpec(
-        "gbm", "GBM (ours)", lambda nu, eps, max_time, max_iter, seed: GBMClassifier(
-            n_estimators=min(100, max_iter or 100), random_state=seed, max_time=max_time, **TREES), False, None,
-        "GBMClassifier(n_estimators=100, learning_rate=0.1, logistic loss, Newton leaves)"),
+        "gbm", "GBM (ours)", lambda nu, eps, max_time, max_iter, seed, m: GBMClassifier(
+            max_iter=min(100, max_iter or 100), random_state=seed, max_time=max_time, **TREES), False, None,
+        "GBMClassifier(max_iter=100, learning_rate=0.1, logistic loss, Newton leaves)"),
 }
 DEFAULT_CANON = tuple(CANON)
 
@@ -76,7 +85,7 @@ def run_canon(key: str, split: Split, nu: float | None, eps: float, max_time: fl
               seed: int) -> dict:
     """Fit canon booster ``key`` (``nu`` a fraction of m_train, or None) on the training part; one record."""
     spec = CANON[key]
-    est = spec.make(nu, eps, max_time, None if max_iter >= MAX_ITER else max_iter, seed)
+    est = spec.make(nu, eps, max_time, None if max_iter >= MAX_ITER else max_iter, seed, split.X_train.shape[0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConvergenceWarning on a timeout: it is the status
         t0 = time.perf_counter()

@@ -123,7 +123,7 @@ def _mse_curves(staged_train, staged_test, y_train, y_test, rounds):
 
 # ------------------------------------------------------------------------------- regression
 def _fw_regressor(variant, beta, cfg):
-    return FWBoostRegressor(variant=variant, beta=beta, max_depth=cfg["depth"], n_estimators=cfg["rounds"])
+    return FWBoostRegressor(variant=variant, beta=beta, max_depth=cfg["depth"], max_iter=cfg["rounds"])
 
 
 def _cv_beta(make, X, y, betas, folds, seed, splitter=KFold, score=None):
@@ -166,7 +166,7 @@ def regression_split(X, y, cfg, seed) -> dict:
         out["curves"][method], out["rounds_done"][method] = (train, test), done
     p = np.full(X_tr.shape[0], 1.0 / X_tr.shape[0])
     res = blasso(regression_oracle(LeastSquaresTree(cfg["depth"]), X_tr, p), SquaredLoss(), y_tr,
-                 cfg["blasso_eps"], offset=0.0, n_estimators=R)
+                 cfg["blasso_eps"], offset=0.0, max_iter=R)
     train, test, done = _mse_curves(staged_blasso(res, X_tr), staged_blasso(res, X_te), y_tr, y_te, R)
     out["curves"]["blasso"], out["rounds_done"]["blasso"] = (train, test), done
     out["blasso"] = {"status": str(res.status), "backward_steps": int(np.sum(res.history["direction"] == 2)),
@@ -185,7 +185,7 @@ def classification_split(X, y, cfg, seed) -> dict:
     R, out = cfg["rounds"], {"curves": {}, "rounds_done": {}, "beta": {}, "cv": {}}
 
     def make_fw(beta):
-        return FWBoostClassifier(loss="exponential", beta=beta, weak_learner="stump", n_estimators=R)
+        return FWBoostClassifier(loss="exponential", beta=beta, weak_learner="stump", max_iter=R)
 
     if cfg["folds"]:
         beta, means = _cv_beta(make_fw, X_tr, y_tr, BETAS_CLASSIFICATION, cfg["folds"], seed,
@@ -222,12 +222,12 @@ def time_per_round(X, y, cfg, seed) -> dict:
     y = (y - y.mean()) / y.std()
     p = np.full(X.shape[0], 1.0 / X.shape[0])
     fits = {
-        "fwboost_c": lambda: FWBoostRegressor(variant="C", beta=10.0, max_depth=depth, n_estimators=R).fit(X, y),
-        "fwboost_r": lambda: FWBoostRegressor(variant="R", beta=10.0, max_depth=depth, n_estimators=R).fit(X, y),
+        "fwboost_c": lambda: FWBoostRegressor(variant="C", beta=10.0, max_depth=depth, max_iter=R).fit(X, y),
+        "fwboost_r": lambda: FWBoostRegressor(variant="R", beta=10.0, max_depth=depth, max_iter=R).fit(X, y),
         "gb_plain": lambda: GradientBoostingRegressor(n_estimators=R, max_depth=depth, learning_rate=1.0,
                                                       random_state=seed).fit(X, y),
         "blasso": lambda: blasso(regression_oracle(LeastSquaresTree(depth), X, p), SquaredLoss(), y,
-                                 cfg["blasso_eps"], n_estimators=R),
+                                 cfg["blasso_eps"], max_iter=R),
     }
     seconds = {k: [] for k in fits}
     rounds = {}
@@ -249,8 +249,8 @@ def _warm_up():
     """Compile the numba kernels on a tiny problem before any clock starts."""
     X, y = make_friedman1(40, random_state=0)
     for variant in "CR":
-        FWBoostRegressor(variant=variant, n_estimators=3).fit(X, y)
-    FWBoostClassifier(weak_learner="stump", n_estimators=3).fit(X, y > y.mean())
+        FWBoostRegressor(variant=variant, max_iter=3).fit(X, y)
+    FWBoostClassifier(weak_learner="stump", max_iter=3).fit(X, y > y.mean())
 
 
 @on_interrupt("raise")  # Ctrl-C ends the run: an interrupted fit must not enter the tables

@@ -211,9 +211,9 @@ class BLassoLoop(RoundLoop):
         )
 
 
-def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estimators=1000, max_time=None,
-           callbacks=(), verbose=0) -> FitResult:
-    """Run BLasso (module doc) for at most ``n_estimators`` steps of size ``eps``.
+def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, max_iter=1000, max_time=None,
+           callbacks=(), verbose=0, name="BLasso") -> FitResult:
+    """Run BLasso (module doc) for at most ``max_iter`` steps of size ``eps``.
 
     ``lmo(g) -> (h, a, scale)`` is a FWBoost oracle (:func:`marginboost.functional.fwboost.classifier_oracle` or
     :func:`marginboost.functional.fwboost.regression_oracle`, or any function with that contract): ``a = scale *
@@ -221,7 +221,7 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estim
     (:class:`BLassoLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`: ``max_time``
     stops it (status ``'max_time'``) after the first step past that many seconds;
     ``KeyboardInterrupt`` returns the path of the steps completed, at least one (status
-    ``'interrupted'``, :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose`` as there.
+    ``'interrupted'``, :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose``, ``name`` as there.
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_j weights[j]
     hypotheses[j](x)`` with ``weights = eps * counts * scales``, status ``'lambda<=0'`` (the path
@@ -237,8 +237,8 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, n_estim
         raise ValueError(f"xi must be >= 0 (the tolerance), got xi={xi!r}")
     check_targets(loss, y)
     loop = BLassoLoop(lmo, loss, y, eps, sample_weight, offset, xi)
-    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name="BLasso")
+    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name=name)
 
 
 def _canonical(a: np.ndarray, scale: float):

@@ -48,7 +48,7 @@ Both loops (:class:`FWBoostLoop`, :class:`AdaBoostFWLoop`) are driven by
 history's ``round`` and ``time`` columns, Ctrl-C and one BLAS thread. Round ``t`` makes the update
 of iterate ``t - 1`` (none for ``t = 0``), then asks the oracle at the new iterate ``F_t``, whose
 FW gap completes its history row: iterate 0 is recorded but not committed (no update has made a
-model yet), so ``n_estimators`` updates give ``n_estimators + 1`` rows.
+model yet), so ``max_iter`` updates give ``max_iter + 1`` rows.
 """
 from __future__ import annotations
 
@@ -357,17 +357,18 @@ class FWBoostLoop(RoundLoop):
 
 
 def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_search",
-            away_steps=False, n_estimators=100, tol=0.0, max_time=None, callbacks=(), verbose=0) -> FitResult:
+            away_steps=False, max_iter=100, tol=0.0, max_time=None, callbacks=(), verbose=0,
+            name="FWBoost") -> FitResult:
     """Run FWBoost (001 Algorithm 2; Algorithm 5 with ``away_steps``); see the module doc.
 
     ``lmo`` is :func:`classifier_oracle` (FWBoost_C) or :func:`regression_oracle` (FWBoost_R).
-    At most ``n_estimators`` updates; the oracle is called once more at the last iterate, so
+    At most ``max_iter`` updates; the oracle is called once more at the last iterate, so
     that ``gap`` and every row of ``history`` certify the iterate they describe. The loop
     (:class:`FWBoostLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`: with
     ``max_time`` it stops (status ``'max_time'``) at the first certified iterate after that many
     seconds; ``KeyboardInterrupt`` returns the last certified iterate after at least one update
     (status ``'interrupted'``, :mod:`marginboost.core.interrupts`); ``callbacks`` and ``verbose``
-    as for :func:`~marginboost.core.rounds.run_rounds`.
+    as for :func:`~marginboost.core.rounds.run_rounds` (``name`` heads the progress lines).
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_j weights[j]
     hypotheses[j](x)`` with ``weights = beta * alpha * scales`` (``sum_j |weights_j|
@@ -385,8 +386,8 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
     smooth = loss.smoothness(y, offset - beta, offset + beta, sample_weight)
     _check_step(loss, step, smooth)
     loop = FWBoostLoop(lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth)
-    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name="FWBoost")
+    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name=name)
 
 
 class _SoftmaxDescent:
@@ -494,8 +495,8 @@ class AdaBoostFWLoop(RoundLoop):
         )
 
 
-def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.0,
-                keep_distributions=False, max_time=None, callbacks=(), verbose=0) -> FitResult:
+def adaboost_fw(oracle, y, beta, *, step="line_search", max_iter=100, tol=0.0,
+                keep_distributions=False, max_time=None, callbacks=(), verbose=0, name="AdaBoost.FW") -> FitResult:
     """AdaBoost.FW (001 Algorithm 6): FWBoost_C with ``L(F) = (1/m) sum_i exp(-y_i F_i)`` as
     AdaBoost-style reweighting; ``oracle`` is an :class:`~.weak_learners.EdgeOracle` on ``y``.
 
@@ -511,12 +512,12 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
     (``y_i F_t(x_i) = -log(m L_t D_t(i))`` gives the FW gap ``<-grad L, beta h - F>``.)
     Steps (:mod:`marginboost.core.step_sizes`): ``classic`` ``2 / (t + 2)``; ``line_search``
     minimises ``(1 - a) log(m L_t) + log Z_t(a)`` over [0, 1] (convex: a log-sum-exp of affine
-    functions). At most ``n_estimators`` updates, the oracle called once more at the last
+    functions). At most ``max_iter`` updates, the oracle called once more at the last
     iterate (its gap), as in :func:`fwboost`. The loop (:class:`AdaBoostFWLoop`) is driven by
     :func:`~marginboost.core.rounds.run_rounds`: ``max_time`` stops it (status ``'max_time'``)
     at the first certified iterate after that many seconds; ``KeyboardInterrupt`` returns the
     last certified iterate after at least one update (status ``'interrupted'``,
-    :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose`` as there.
+    :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose``, ``name`` as there.
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``weights`` the coefficients of the
     hypotheses (``beta * alpha``), ``weights_path`` logging ``alpha`` after every update,
@@ -531,5 +532,5 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", n_estimators=100, tol=0.
     y = np.asarray(y, dtype=np.float64)
     check_targets(ExponentialLoss(), y)
     loop = AdaBoostFWLoop(oracle, y, beta, step, tol, keep_distributions)
-    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name="AdaBoost.FW")
+    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name=name)

@@ -56,7 +56,7 @@ from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquares
 __all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "initial_constant", "leaf_ids"]
 
 LEAF_UPDATES = ("mean", "newton")
-# One row per iterate F_t, t = 0 (the constant alone), 1, ..., n_estimators. The driver adds
+# One row per iterate F_t, t = 0 (the constant alone), 1, ..., max_iter. The driver adds
 # 'round' (t) first and 'time' (seconds since the fit started) last.
 GBM_LOOP_COLUMNS = (
     "loss",  # L(F_t) on the whole training sample (in-bag and out-of-bag)
@@ -221,18 +221,19 @@ class GBMLoop(RoundLoop):
         )
 
 
-def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimators=100,
-        subsample=1.0, leaf_update="mean", rng=None, max_time=None, callbacks=(), verbose=0) -> FitResult:
+def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, max_iter=100,
+        subsample=1.0, leaf_update="mean", rng=None, max_time=None, callbacks=(), verbose=0,
+        name="GBM") -> FitResult:
     """Run GBM (module docstring) with a :class:`~.weak_learners.regression.RegressionLearner`.
 
     ``rng`` (a ``numpy.random.Generator``) draws the in-bag samples when ``subsample < 1``.
     The loop (:class:`GBMLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`:
-    status ``'max_iter'`` after ``n_estimators`` rounds, ``'max_time'`` once ``max_time``
+    status ``'max_iter'`` after ``max_iter`` rounds, ``'max_time'`` once ``max_time``
     seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
     :mod:`marginboost.core.interrupts`). ``'diverged'``: a round would have made ``F`` or the training loss
     overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``);
     that round is dropped and the fit stops with the rounds before it. ``callbacks``,
-    ``verbose`` as for :func:`~marginboost.core.rounds.run_rounds`.
+    ``verbose``, ``name`` as for :func:`~marginboost.core.rounds.run_rounds`.
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_t weights[t]
     hypotheses[t](x)`` with ``offset`` the initial constant and ``weights`` ``learning_rate``
@@ -255,12 +256,12 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, n_estimat
         _check_newton(loss, learner)
     m = y.shape[0]
     s = np.ones(m) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    name = getattr(loss, "name", loss)
+    loss_name = getattr(loss, "name", loss)
     one_sign = not (np.any((y > 0) & (s > 0)) and np.any((y < 0) & (s > 0)))
     if getattr(loss, "kind", "any") == "classification" and one_sign:
-        raise ValueError(f"loss={name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
+        raise ValueError(f"loss={loss_name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
                          "loss then decreases without bound and its initial constant is infinite)")
     rng = np.random.default_rng() if rng is None else rng
     loop = GBMLoop(learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng)
-    return run_rounds(loop, max_rounds=n_estimators + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name="GBM")
+    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+                      verbose=verbose, name=name)

@@ -3,9 +3,10 @@
 A file holds everything ``predict`` and ``decision_function`` need, and nothing executable::
 
     {
-      "format": "marginboost-model", "format_version": 2, "marginboost_version": "0.1.0",
+      "format": "marginboost-model", "format_version": 3, "marginboost_version": "0.1.0",
       "estimator": "GBMClassifier",                 a class name of ESTIMATORS
       "params": {...},                              get_params(): strings, numbers, booleans, null
+                                                    ('callbacks' is stored as null: run-time only)
       "n_features_in": p,
       "feature_names_in": ["age", ...],             only if fit saw named columns
       "classes": [a, b], "classes_dtype": "<U4",    classifiers: the label mapping (b is +1)
@@ -52,7 +53,8 @@ hold exactly the fields the named estimator class stores (its ``_model_state``),
 class is refused, unless that class stores the same fields and takes those parameters (e.g.
 AdaBoost to MABoost, LPBoost to ERLPBoost), where the model loaded predicts as the original.
 Version 1 (the soft-margin family only: ``weights`` and a ``fit`` object at the top level)
-is still read.
+and version 2 are still read. Version 3 names the iteration cap ``max_iter`` in every
+estimator; a version-2 file's ``n_estimators`` (FWBoost, GBM) is read as ``max_iter``.
 
 Size: :func:`load_model` refuses a file larger than ``max_bytes`` (default
 ``MAX_MODEL_BYTES``, 16 MiB) before reading or parsing it, since parsing JSON takes several
@@ -88,7 +90,11 @@ __all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFi
            "model_from_dict", "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+# Parameters renamed since a format version: the name in files of that version and older -> today's.
+_RENAMED_PARAMS = {2: {"n_estimators": "max_iter"}}
+# Parameters that only steer a run (callables): a file stores them as null.
+_RUN_ONLY_PARAMS = ("callbacks",)
 # Filled by the estimators themselves (ModelFileMixin.__init_subclass__): importing
 # marginboost, which every import of this module does first, registers all of them.
 ESTIMATORS = MODEL_CLASSES
@@ -223,6 +229,8 @@ def _model_to_dict(estimator) -> dict:
 def _params_to_json(estimator) -> dict:
     out = {}
     for key, value in estimator.get_params(deep=False).items():
+        if key in _RUN_ONLY_PARAMS:
+            value = None
         if isinstance(value, np.generic):
             value = value.item()
         if not (value is None or isinstance(value, _PLAIN)) or (isinstance(value, float) and not np.isfinite(value)):
@@ -247,11 +255,14 @@ def model_from_dict(doc):
     require(isinstance(doc, dict), "the top level must be a JSON object")
     require(doc.get("format") == FORMAT, f"field 'format' must be '{FORMAT}', got {doc.get('format')!r:.40}")
     version = doc.get("format_version")
-    require(type(version) is int and version in (1, FORMAT_VERSION),
+    require(type(version) is int and 1 <= version <= FORMAT_VERSION,
             f"format_version {version!r:.20} is not supported (this marginboost {__version__} reads versions "
-            f"1 and {FORMAT_VERSION})")
+            f"1 to {FORMAT_VERSION})")
     if version == 1:
         doc = _upgrade_v1(doc)
+    for old_version, renamed in _RENAMED_PARAMS.items():
+        if version <= old_version and isinstance(doc.get("params"), dict):
+            doc = {**doc, "params": {renamed.get(k, k): v for k, v in doc["params"].items()}}
     name = doc.get("estimator")
     require(isinstance(name, str) and name in ESTIMATORS,
             f"unknown estimator {name!r:.60}; expected one of {sorted(ESTIMATORS)}")

@@ -18,18 +18,20 @@ for the entropy that is ``ln z``, so the lazy update, whose ``theta`` grows with
 never overflows, and zero weights are ``theta = -inf``. The sets used by MABoost (``m``
 examples; design.md's capped simplex ``P(m, nu)``):
 
-=====================  =====================================  ================================
-set S                  KL projection                          Euclidean projection
-=====================  =====================================  ================================
-simplex                ``z / sum z`` (softmax of theta)       sort-based, :mod:`marginboost.core.projections`
-P(m, nu) (smooth)      :mod:`marginboost.core.projections` (log space)        :mod:`marginboost.core.projections`
-simplex, per-example   sort of the capped examples only       :mod:`marginboost.core.projections` (box sweep)
-caps (combined data)
-replicated sample      ``theta + ln s``; weighted form of     weighted box sweep
-(sample weights s)     :mod:`marginboost.core.projections` for P(m, nu)       (:mod:`marginboost.core.projections`)
-hypercube [0, c]^m     ``min(c, z)`` (002 Lemma 5)            ``clip(z, 0, c)``
-orthant + l1 penalty   --                                     ``max(0, z - alpha)`` (002 eq. 29)
-=====================  =====================================  ================================
+======================  ======================================  ======================================
+set S                   KL projection                           Euclidean projection
+======================  ======================================  ======================================
+simplex                 ``z / sum z`` (softmax of theta)        sort-based (:mod:`~marginboost.core.projections`)
+P(m, nu) (smooth)       :mod:`~marginboost.core.projections`    :mod:`~marginboost.core.projections`
+                        (log space)
+simplex, per-example    sort of the capped examples only        :mod:`~marginboost.core.projections`
+caps (combined data)                                            (box sweep)
+replicated sample       ``theta + ln s``; weighted form of      weighted box sweep
+(sample weights s)      :mod:`~marginboost.core.projections`    (:mod:`~marginboost.core.projections`)
+                        for P(m, nu)
+hypercube [0, c]^m      ``min(c, z)`` (002 Lemma 5)             ``clip(z, 0, c)``
+orthant + l1 penalty    --                                      ``max(0, z - alpha)`` (002 eq. 29)
+======================  ======================================  ======================================
 
 :func:`double_projection` composes two of them, ``P_K(P_S1(z))`` for ``K subset S1``; by
 002 Lemma 4 it is an *approximate* projection: ``B_R(u, P_K(P_S1(z))) <= B_R(u, z)`` for

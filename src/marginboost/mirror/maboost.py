@@ -223,7 +223,8 @@ class MirrorAscentLoop(RoundLoop):
         return RoundOutcome(row, (n + 1, x, theta, margins, total), stop=stop)
 
     def ensemble(self, state):
-        """The hypotheses and steps ``eta_t`` of the model at ``state``; no offset."""
+        """The hypotheses and steps ``eta_t`` of the model at ``state``; no offset. Their vote is the
+        estimators' decision function times ``sum_t eta_t > 0``: the same sign."""
         n = state[0]
         return self.hypotheses[:n], np.asarray(self.coefs[:n], dtype=np.float64), 0.0
 
@@ -250,7 +251,7 @@ class MirrorAscentLoop(RoundLoop):
 
 def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: int,
                         keep_distributions: bool = False, max_time: float | None = None,
-                        callbacks=(), verbose: int = 0) -> FitResult:
+                        callbacks=(), verbose: int = 0, name: str | None = None) -> FitResult:
     """Run Algorithm 1 of 002 with ``parts`` for at most ``max_iter`` weak-learner calls.
 
     The loop is :class:`MirrorAscentLoop`, driven by :func:`~marginboost.core.rounds.run_rounds`.
@@ -259,7 +260,8 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
     when SparseBoost's weights all vanish ('zero_weights') or after ``max_time`` seconds
     ('max_time'). An edge of 1 does not stop it: with l2 the examples of weight 0 may still be
     misclassified. ``KeyboardInterrupt``: the rounds completed ('interrupted', :mod:`marginboost.core.interrupts`).
-    ``callbacks``, ``verbose``: as for :func:`~marginboost.core.rounds.run_rounds`.
+    ``callbacks``, ``verbose``, ``name`` (of the progress lines): as for
+    :func:`~marginboost.core.rounds.run_rounds`.
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``f = sum_t weights[t] hypotheses[t]``
     (``weights[t] = eta_t``), and in ``final``: ``distribution`` (``w_{T+1}``, the distribution
@@ -268,7 +270,7 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
     """
     loop = MirrorAscentLoop(oracle, y, parts, keep_distributions)
     return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
-                      name="mirror ascent boost")
+                      name=name or "mirror ascent boost")
 
 
 # ----------------------------------------------------------------------------- assemblies

@@ -130,7 +130,8 @@ class SoftBoostLoop(RoundLoop):
         return RoundOutcome(row, (w, d, beta, best_edge), stop=stop, path=(w, None))
 
     def ensemble(self, state):
-        """The distinct hypotheses and their LP weights at ``state``; no offset."""
+        """The distinct hypotheses and their LP weights at ``state``; no offset (the estimators'
+        decision function at that round)."""
         w = state[0]
         return self.hypotheses[: w.shape[0]], w, 0.0
 
@@ -150,13 +151,15 @@ class SoftBoostLoop(RoundLoop):
 
 
 def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int,
-              max_time: float | None = None, callbacks=(), verbose: int = 0) -> FitResult:
+              max_time: float | None = None, callbacks=(), verbose: int = 0,
+              name: str | None = None) -> FitResult:
     """Run SoftBoost with capping ``nu`` (``nu = 1``: TotalBoost) and accuracy ``delta``.
 
     The loop is :class:`SoftBoostLoop`, driven by :func:`~marginboost.core.rounds.run_rounds`:
     at most ``max_iter`` rounds and, if given, ``max_time`` seconds (status ``'max_time'``);
     ``KeyboardInterrupt`` returns the rounds completed (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
-    ``callbacks``, ``verbose``: as for :func:`~marginboost.core.rounds.run_rounds`.
+    ``callbacks``, ``verbose``, ``name`` (of the progress lines): as for
+    :func:`~marginboost.core.rounds.run_rounds`.
 
     ``oracle(d) -> (hypothesis, predictions on X)`` as in :mod:`.weak_learners.base`.
     A hypothesis whose margin column repeats an earlier one adds no constraint that is not
@@ -168,4 +171,4 @@ def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int,
     """
     loop = SoftBoostLoop(oracle, y, nu, delta)
     return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
-                      name="TotalBoost" if nu == 1.0 else "SoftBoost")
+                      name=name or ("TotalBoost" if nu == 1.0 else "SoftBoost"))
