@@ -138,10 +138,10 @@ def test_adaboostv_margin_bound_at_every_round(data, eps, optima):
     log_bound = 0.0
     for t, w in enumerate(res.weights_path):
         rho, gamma = H["target"][t], H["edge"][t]
-        assert H["alpha"][t] == pytest.approx(math.atanh(gamma) - math.atanh(rho))
-        assert H["alpha"][t] >= eps - 1e-12  # atanh' >= 1 and gamma_t - rho_t >= eps
+        assert H["step"][t] == pytest.approx(math.atanh(gamma) - math.atanh(rho))
+        assert H["step"][t] >= eps - 1e-12  # atanh' >= 1 and gamma_t - rho_t >= eps
         margins = outputs[:, : w.shape[0]] @ w
-        assert H["margin"][t] == pytest.approx(margins.min(), abs=1e-12)
+        assert H["min_margin"][t] == pytest.approx(margins.min(), abs=1e-12)
         # Raetsch-Warmuth: fraction of margins <= rho_t is at most prod_r exp(-KL_r) <= exp(-t eps^2/2).
         log_bound -= binary_kl((1 + rho) / 2, (1 + gamma) / 2)
         assert log_bound <= -(t + 1) * eps**2 / 2 + 1e-12

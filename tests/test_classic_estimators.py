@@ -56,7 +56,7 @@ def test_fitted_attributes_history_and_staged_predictions(cls, cancer):
     assert est.weights_.sum() == pytest.approx(1.0) and np.all(est.weights_ >= 0)
     n_rows = len(est.history_["round"])
     assert n_rows == est.n_iter_ and all(len(v) == n_rows for v in est.history_.values())
-    assert "edge" in est.history_ and ("margin" in est.history_ or "soft_margin" in est.history_)
+    assert "edge" in est.history_ and ("min_margin" in est.history_ or "soft_margin" in est.history_)
     margins = np.where(y == est.classes_[1], 1.0, -1.0) * score
     expected = soft_margin(margins, est.nu_) if cls is SoftBoostClassifier else margins.min()
     assert est.margin_ == pytest.approx(expected, abs=1e-10)

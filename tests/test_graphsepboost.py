@@ -35,7 +35,7 @@ def _brute_force_distribution(codes, y):
 def test_every_opposite_pair_separated_and_zero_training_error(learner):
     X, y = _separable()
     res = graphsepboost(learner.prepare(X, y), y)
-    assert res.status == "separated" and res.history["edges"][-1] == 0
+    assert res.status == "separated" and res.history["unseparated_pairs"][-1] == 0
     codes = np.stack([binarise(h.predict(X)) for h in res.hypotheses], axis=1)
     np.testing.assert_array_equal(codes, res.codes)
     for i, j in itertools.product(np.flatnonzero(y > 0), np.flatnonzero(y < 0)):
@@ -65,9 +65,9 @@ def test_reweighting_matches_brute_force_and_edges_shrink_by_the_edge():
     pairs = [sum(1 for i, j in itertools.combinations(range(14), 2)
                  if y[i] != y[j] and np.array_equal(codes[i, :t], codes[j, :t]))
              for t in range(res.n_iter + 1)]
-    np.testing.assert_array_equal(h["edges"], pairs)
+    np.testing.assert_array_equal(h["unseparated_pairs"], pairs)
     # |E_{t+1}| <= (1 - gamma_t) |E_t| (module docstring)
-    assert np.all(h["edges"][1:] <= (1 - h["edge"][1:]) * h["edges"][:-1] + 1e-9)
+    assert np.all(h["unseparated_pairs"][1:] <= (1 - h["edge"][1:]) * h["unseparated_pairs"][:-1] + 1e-9)
     np.testing.assert_array_equal(h["round"], np.arange(res.n_iter + 1))
 
 
@@ -85,7 +85,7 @@ def test_inseparable_duplicates_stop_without_progress():
     y = np.append(y, -y[0])
     with pytest.warns(ConvergenceWarning, match="no_progress"):
         est = GraphSepBoostClassifier().fit(X, y)
-    assert est.status_ == "no_progress" and est.history_["edges"][-1] >= 1
+    assert est.status_ == "no_progress" and est.history_["unseparated_pairs"][-1] >= 1
 
 
 def test_aggregation_rules_on_unseen_codes():
@@ -99,9 +99,9 @@ def test_staged_and_history():
     X, y = _separable(m=50, seed=2)
     est = GraphSepBoostClassifier(weak_learner="stump").fit(X, y)
     staged = list(est.staged_decision_function(X))
-    assert len(staged) == est.n_iter_ == len(est.history_["edges"]) - 1
+    assert len(staged) == est.n_iter_ == len(est.history_["unseparated_pairs"]) - 1
     np.testing.assert_array_equal(staged[-1], est.decision_function(X))
-    assert np.all(np.diff(est.history_["edges"]) < 0)
+    assert np.all(np.diff(est.history_["unseparated_pairs"]) < 0)
     # the training predictions after round t are right on every example with no edge left
     assert list(est.staged_predict(X))[-1].tolist() == y.tolist()
 
@@ -133,7 +133,7 @@ def test_warm_start_continues_and_a_finished_fit_stays_finished():
     est.set_params(max_iter=1000).fit(X, y)
     ref = GraphSepBoostClassifier(weak_learner="stump").fit(X, y)
     assert est.status_ == ref.status_ == "separated" and est.n_iter_ == ref.n_iter_
-    for key in ("round", "edges", "edge"):
+    for key in ("round", "unseparated_pairs", "edge"):
         np.testing.assert_array_equal(est.history_[key], ref.history_[key])
     np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
     est.fit(X, y)  # nothing left to separate: no round added

@@ -12,6 +12,14 @@ from model_fixture import CASES, FIXTURE
 
 SAVED = np.load(FIXTURE)
 NAMES = sorted({key.split("/")[0] for key in SAVED.files})
+# History columns renamed since the fixture was saved (one naming scheme across the loops:
+# 'step' for the round's step size or coefficient, 'min_margin' for the smallest normalised
+# margin): the saved name -> today's, per case. The values must still agree.
+RENAMED = {
+    "adaboostv": {"history.alpha": "history.step", "history.margin": "history.min_margin"},
+    "smoothboost": {"history.margin": "history.min_margin"},
+    "graphsepboost": {"history.edges": "history.unseparated_pairs"},
+}
 
 
 def test_every_case_is_in_the_fixture():
@@ -21,7 +29,9 @@ def test_every_case_is_in_the_fixture():
 @pytest.mark.parametrize("name", NAMES)
 def test_refit_matches_the_model_before_the_change(name):
     now = CASES()[name]()
-    saved = {key.split("/", 1)[1]: SAVED[key] for key in SAVED.files if key.startswith(name + "/")}
+    renamed = RENAMED.get(name, {})
+    saved = {renamed.get(k, k): SAVED[key] for key in SAVED.files if key.startswith(name + "/")
+             for k in [key.split("/", 1)[1]]}
     assert sorted(now) == sorted(saved)
     for key, expected in saved.items():
         got = np.asarray(now[key])

@@ -44,8 +44,8 @@ ADABOOSTV_COLUMNS = (
     "edge",  # gamma_t = d^t @ u_t
     "best_edge",  # min_{r <= t} gamma_r
     "target",  # rho_t = best_edge - eps
-    "alpha",  # alpha_t
-    "margin",  # min_i y_i f_t(x_i) of the normalised combination after this round
+    "step",  # alpha_t, the coefficient of h_t
+    "min_margin",  # min_i y_i f_t(x_i) of the normalised combination after this round
 )
 ADABOOSTV_HISTORY = ("round",) + ADABOOSTV_COLUMNS + ("time",)
 
@@ -65,7 +65,7 @@ class AdaBoostVLoop(RoundLoop):
     """
 
     columns = ADABOOSTV_COLUMNS
-    progress = ("margin", "target")
+    progress = ("min_margin", "target")
 
     def __init__(self, oracle, y: np.ndarray, eps: float):
         self.oracle, self.y, self.eps = oracle, y, eps
@@ -94,8 +94,8 @@ class AdaBoostVLoop(RoundLoop):
             sign = math.copysign(1.0, edge)
             F = sign * u
             target = min(best_edge, edge)
-            row = {"edge": edge, "best_edge": target, "target": target - self.eps, "alpha": sign,
-                   "margin": float(F.min())}
+            row = {"edge": edge, "best_edge": target, "target": target - self.eps, "step": sign,
+                   "min_margin": float(F.min())}
             perfect = np.asarray([0.0] * n + [sign])
             return RoundOutcome(row, (n + 1, F, best_edge, sign), stop=Status.PERFECT, path=(perfect, None))
         best_edge = min(best_edge, edge)
@@ -109,7 +109,7 @@ class AdaBoostVLoop(RoundLoop):
         F = F + alpha * u  # a new array: the committed state holds the old one
         total = old_total + alpha
         margin = float(F.min() / total)
-        row = {"edge": edge, "best_edge": best_edge, "target": rho, "alpha": alpha, "margin": margin}
+        row = {"edge": edge, "best_edge": best_edge, "target": rho, "step": alpha, "min_margin": margin}
         stop = Status.CONVERGED if margin >= rho else None  # min margin >= min gamma - eps is certified
         return RoundOutcome(row, (n + 1, F, best_edge, None), stop=stop,
                             path=(np.asarray(self.alphas) / total, (old_total / total, [n])))

@@ -51,7 +51,7 @@ __all__ = ["GRAPHSEP_COLUMNS", "GRAPHSEP_HISTORY_COLUMNS", "GraphSepLoop", "aggr
 # One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter; the driver adds
 # 'round' (t) first and 'time' (seconds since the run started) last.
 GRAPHSEP_COLUMNS = (
-    "edges",  # |E_{t+1}|: pairs of opposite labels no hypothesis so far separates
+    "unseparated_pairs",  # |E_{t+1}|: pairs of opposite labels no hypothesis so far separates
     "edge",  # gamma_t = sum_i d_t(i) y_i b_t(x_i) (0 for t = 0)
 )
 GRAPHSEP_HISTORY_COLUMNS = ("round",) + GRAPHSEP_COLUMNS + ("time",)
@@ -76,7 +76,7 @@ class GraphSepLoop(RoundLoop):
     """
 
     columns = GRAPHSEP_COLUMNS
-    progress = ("edges", "edge")
+    progress = ("unseparated_pairs", "edge")
 
     def __init__(self, oracle, y: np.ndarray, pos: np.ndarray, neg: np.ndarray):
         self.oracle, self.y, self.pos, self.neg = oracle, y, pos, neg
@@ -100,7 +100,7 @@ class GraphSepLoop(RoundLoop):
         """Round ``round_`` from the committed ``state``: round 0 the complete graph, then one
         weak-learner call a round."""
         if state is None and round_ == 0:  # the complete bipartite graph: a row, no model
-            return RoundOutcome({"edges": self.n_pairs, "edge": 0.0}, commit=False)
+            return RoundOutcome({"unseparated_pairs": self.n_pairs, "edge": 0.0}, commit=False)
         t, edges, stopped = state if state is not None else (0, self.n_pairs, None)
         if stopped is not None:  # every pair separated, or no progress: nothing left to do
             return RoundOutcome(None, stop=stopped)
@@ -119,7 +119,7 @@ class GraphSepLoop(RoundLoop):
         self.hypotheses.append(h)
         self.codes.append(b)
         stop = Status.SEPARATED if left == 0 else Status.NO_PROGRESS if left == edges else None
-        return RoundOutcome({"edges": left, "edge": float(d @ (self.y * b))}, (t + 1, left, stop), stop=stop)
+        return RoundOutcome({"unseparated_pairs": left, "edge": float(d @ (self.y * b))}, (t + 1, left, stop), stop=stop)
 
     def ensemble(self, state):
         """None: the model aggregates codes, it is no weighted vote."""

@@ -43,7 +43,7 @@ SMOOTHBOOST_COLUMNS = (
     "edge",  # d^t @ u_t
     "max_weight",  # max_i d^t_i of the distribution given to the weak learner (<= 1/(kappa m))
     "density",  # |M_{t+1}| / m; the loop stops below kappa
-    "margin",  # min_i y_i f_t(x_i), f_t = (1/t) sum_{r <= t} h_r
+    "min_margin",  # min_i y_i f_t(x_i), f_t = (1/t) sum_{r <= t} h_r
 )
 SMOOTHBOOST_HISTORY = ("round",) + SMOOTHBOOST_COLUMNS + ("time",)
 
@@ -62,7 +62,7 @@ class SmoothBoostLoop(RoundLoop):
     """
 
     columns = SMOOTHBOOST_COLUMNS
-    progress = ("density", "margin")
+    progress = ("density", "min_margin")
 
     def __init__(self, oracle, y: np.ndarray, kappa: float, gamma: float):
         self.oracle, self.y, self.kappa, self.gamma = oracle, y, kappa, gamma
@@ -83,7 +83,7 @@ class SmoothBoostLoop(RoundLoop):
         N = N + (u - self.theta)
         M = np.where(N < 0.0, 1.0, (1.0 - self.gamma) ** (np.maximum(N, 0.0) / 2.0))
         density = float(M.sum() / m)
-        row = {"edge": float(d @ u), "max_weight": float(d.max()), "density": density, "margin": float(F.min() / t)}
+        row = {"edge": float(d @ u), "max_weight": float(d.max()), "density": density, "min_margin": float(F.min() / t)}
         # w_t = (1/t) 1: every earlier weight scales by (t-1)/t, the new one is 1/t.
         return RoundOutcome(row, (t, N, F, M), stop=Status.CONVERGED if density < self.kappa else None,
                             path=(np.full(t, 1.0 / t), ((t - 1) / t, [t - 1])))

@@ -16,6 +16,12 @@ committed state. :func:`run_rounds` owns everything else, once for all of them:
   machine;
 * callbacks, progress output (``verbose``) and one :class:`Status`.
 
+History columns share one naming scheme: ``round`` and ``time`` (the driver's), ``edge`` (of the
+round's hypothesis under the distribution it was asked with), ``best_edge`` (the smallest so
+far), ``step`` (the step size, or coefficient, of the round's update), ``objective``, ``loss``,
+``gap`` (the duality or Frank-Wolfe gap), ``soft_margin``, ``min_margin`` (the smallest
+normalised training margin), ``*_time`` (seconds in one part of the round), ``n_*`` (counts).
+
 A step returns a :class:`RoundOutcome`. ``row=None`` stops without a row (the round made no
 model: a diverged update, no weak edge left); ``commit=False`` records a row that describes no
 model yet (FWBoost's iterate 0), so no time limit or interrupt can end the fit on it. Each step

@@ -114,18 +114,12 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
         the last iterate with its row (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
-    verbose : int >= 0, default=0
-        A progress line every ``verbose`` rounds (round, objective, gap, elapsed); 0: silent.
-    callbacks : list of callables ``fn(record)`` or None, default=None
-        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
-        ``record.ensemble()`` costs one oracle pass (the stored vote at that round's ``d^t``).
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
-        ``n_iter_no_change`` rounds did not improve its accuracy (one more oracle pass a round).
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
-        A second ``fit`` on the same data continues from the last iterate, up to ``max_iter``.
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     Attributes
     ----------

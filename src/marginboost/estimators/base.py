@@ -114,15 +114,20 @@ class EarlyStopping:
         return None
 
 
-def regression_eval_set(est, eval_set):
-    """``(X_val, y_val)`` checked as a regressor's held-out set (``y_val`` real, finite), or None."""
-    if eval_set is None:
-        return None
+def eval_pair(est, eval_set):
+    """``(X_val, y_val)`` of an ``eval_set`` with ``X_val`` checked against the fitted columns."""
     try:
         X_val, y_val = eval_set
     except (TypeError, ValueError):
         raise ValueError("eval_set must be a pair (X_val, y_val)") from None
-    X_val = validate_data(est, X_val, dtype=np.float64, reset=False)
+    return validate_data(est, X_val, dtype=np.float64, reset=False), y_val
+
+
+def regression_eval_set(est, eval_set):
+    """``(X_val, y_val)`` checked as a regressor's held-out set (``y_val`` real, finite), or None."""
+    if eval_set is None:
+        return None
+    X_val, y_val = eval_pair(est, eval_set)
     y_val = check_array(y_val, ensure_2d=False, dtype=np.float64, input_name="eval_set y_val")
     if y_val.shape != (X_val.shape[0],):
         raise ValueError(f"eval_set: y_val must hold one target per row of X_val ({X_val.shape[0]}), "

@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from marginboost.estimators.base import eval_pair
 from marginboost.estimators.compat import available_if
 from marginboost.weak_learners.ensemble_outputs import output_matrix
 from marginboost.estimators.multiclass import predicted_index, probabilities
@@ -66,11 +67,7 @@ class BinaryClassifierMixin:
         """``(X_val, y_val)`` with ``y_val`` as the model's {-1, +1} labels, or None."""
         if eval_set is None:
             return None
-        try:
-            X_val, y_val = eval_set
-        except (TypeError, ValueError):
-            raise ValueError("eval_set must be a pair (X_val, y_val)") from None
-        X_val = validate_data(self, X_val, dtype=np.float64, reset=False)
+        X_val, y_val = eval_pair(self, eval_set)
         y_val = np.asarray(y_val)
         if y_val.shape != (X_val.shape[0],):
             raise ValueError(f"eval_set: y_val must hold one label per row of X_val ({X_val.shape[0]}), "

@@ -137,18 +137,12 @@ class TotalBoostClassifier(_ClassicBoostClassifier):
         (:func:`marginboost.totally_corrective.softboost.iteration_bound`).
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``).
-    verbose : int >= 0, default=0
-        A progress line every ``verbose`` rounds (round, the loop's margin and its target, elapsed);
-        0: silent.
-    callbacks : list of callables ``fn(record)`` or None, default=None
-        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
-        ``n_iter_no_change`` rounds did not improve its accuracy.
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
-        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the rounds completed
     (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
@@ -206,12 +200,12 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
         Maximum number of rounds. The guarantee needs ``iteration_bound(m, nu_, eps)`` =
         ``ceil(2 ln(m/nu) / eps^2)`` (:func:`marginboost.totally_corrective.softboost.iteration_bound`).
     max_time : float > 0 or None, default=None
-    verbose : int >= 0, default=0
-    callbacks : list of callables ``fn(record)`` or None, default=None
-    early_stopping : bool, default=False
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 
@@ -268,12 +262,12 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
         (:func:`marginboost.classic.adaboostv.adaboostv_rounds`); it is no default, since it
         grows as ``1/eps^2`` (about ``1e21`` rounds at ``eps = 1e-10``).
     max_time : float > 0 or None, default=None
-    verbose : int >= 0, default=0
-    callbacks : list of callables ``fn(record)`` or None, default=None
-    early_stopping : bool, default=False
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 
@@ -328,12 +322,12 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
         ``smoothboost_rounds(kappa, gamma)`` = ``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``
         (:func:`marginboost.classic.smoothboost.smoothboost_rounds`; 2109 at the defaults).
     max_time : float > 0 or None, default=None
-    verbose : int >= 0, default=0
-    callbacks : list of callables ``fn(record)`` or None, default=None
-    early_stopping : bool, default=False
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 

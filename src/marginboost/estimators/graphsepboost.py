@@ -43,25 +43,19 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``). Ctrl-C during ``fit`` keeps
         the rounds completed (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
-    verbose : int >= 0, default=0
-        A progress line every ``verbose`` rounds (round, edges left, edge, elapsed); 0: silent.
-    callbacks : list of callables ``fn(record)`` or None, default=None
-        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
-        ``record.ensemble()`` is None: the model is no weighted vote.
-    early_stopping : bool, default=False
-        Not available: ``fit`` raises ``ValueError`` when True (the model aggregates codes, it
-        is no weighted vote that could be scored round by round).
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
-        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     Attributes
     ----------
     classes_, hypotheses_, n_iter_, status_ ('separated': every training pair of opposite
     labels is separated, so the training error is 0; 'no_progress': a round separated no
     pair; 'max_iter'; 'max_time'; 'interrupted'), history_ (dict of arrays,
-    :data:`marginboost.classic.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`: round, edges left, edge of the round's
+    :data:`marginboost.classic.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`: round, unseparated_pairs (pairs of opposite labels left), edge of the round's
     hypothesis, time), pos_codes_ / neg_codes_ (the distinct training codes of each class, int8).
 
     ``sample_weight`` is not supported (the algorithm weighs examples by degree only).
@@ -126,7 +120,7 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
 
     @staticmethod
     def _unseparated(result) -> int:
-        return int(result.history["edges"][-1])
+        return int(result.history["unseparated_pairs"][-1])
 
     def _unfinished_detail(self, result) -> str:
         return f" ({self._unseparated(result)} pairs of opposite labels unseparated)"

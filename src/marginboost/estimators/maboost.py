@@ -197,17 +197,12 @@ class MABoostClassifier(_MirrorBoostClassifier):
         Number of boosting rounds (the algorithm has no other stopping rule).
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``).
-    verbose : int >= 0, default=0
-        A progress line every ``verbose`` rounds (round, edge, training error, elapsed); 0: silent.
-    callbacks : list of callables ``fn(record)`` or None, default=None
-        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
-        ``n_iter_no_change`` rounds did not improve its accuracy.
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
-        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the rounds completed
     (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
@@ -293,12 +288,12 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100
     max_time : float > 0 or None, default=None
-    verbose : int >= 0, default=0
-    callbacks : list of callables ``fn(record)`` or None, default=None
-    early_stopping : bool, default=False
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     The run controls (``max_iter`` to ``warm_start``) act as in :class:`MABoostClassifier`.
 
@@ -358,12 +353,12 @@ class AdaBoostClassifier(_MirrorBoostClassifier):
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100
     max_time : float > 0 or None, default=None
-    verbose : int >= 0, default=0
-    callbacks : list of callables ``fn(record)`` or None, default=None
-    early_stopping : bool, default=False
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     The run controls (``max_iter`` to ``warm_start``) act as in :class:`MABoostClassifier`.
 

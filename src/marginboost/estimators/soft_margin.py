@@ -76,17 +76,12 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassi
         Maximum number of weak-learner calls.
     max_time : float > 0 or None, default=None
         Stop after this many seconds (``status_ == 'max_time'``).
-    verbose : int >= 0, default=0
-        A progress line every ``verbose`` rounds (round, soft margin, gap, elapsed); 0: silent.
-    callbacks : list of callables ``fn(record)`` or None, default=None
-        Called after every round (:mod:`marginboost.estimators.base`); True stops the fit.
-    early_stopping : bool, default=False
-        Hold out ``validation_fraction`` (or ``fit``'s ``eval_set``) and stop once
-        ``n_iter_no_change`` rounds did not improve its accuracy.
-    validation_fraction : float in (0, 1), default=0.1
-    n_iter_no_change : int >= 1, default=10
-    warm_start : bool, default=False
-        A second ``fit`` on the same data continues from the fitted model, up to ``max_iter``.
+    verbose, callbacks, early_stopping, validation_fraction, n_iter_no_change, warm_start
+        The run controls every estimator shares (:mod:`marginboost.estimators.base`; defaults
+        0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
+        after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
+        not improve the score on ``validation_fraction`` of the data (or ``fit``'s
+        ``eval_set``); a second ``fit`` on the same data continuing the first.
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the model of the rounds completed,
     with ``status_ == 'interrupted'`` and a warning (or re-raises: :mod:`marginboost.core.interrupts`).
