@@ -50,7 +50,7 @@ BOOSTERS = {
     "plain-LPBoost": None,
     "LPBoost": lambda **kw: LPBoostClassifier(**kw),
     "MLPBoost": lambda **kw: MLPBoostClassifier(**kw),
-    "MLPBoost-pairwise": lambda **kw: MLPBoostClassifier(fw="pairwise", **kw),
+    "MLPBoost-pairwise": lambda **kw: MLPBoostClassifier(step="pairwise", **kw),
     "ERLPBoost": lambda **kw: ERLPBoostClassifier(**kw),
     "C-ERLPBoost": lambda **kw: CERLPBoostClassifier(**kw),
 }

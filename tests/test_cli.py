@@ -83,7 +83,7 @@ def test_fit_a_csv_file(tmp_path, capsys):
     path = tmp_path / "data.csv"
     path.write_text("a,b,c,target\n" + "\n".join(f"{r[0]},{r[1]},{r[2]},{t}" for r, t in zip(X, labels)))
     code, out, _ = run(capsys, "fit", "--data", str(path), "--label-column", "target", "--booster", "mlpboost",
-                       "--fw", "pairwise", "--weak-learner", "stump")
+                       "--step", "pairwise", "--weak-learner", "stump")
     assert code == 0 and "training accuracy 1.0000" in out
 
 
@@ -93,8 +93,8 @@ def test_fit_a_csv_file(tmp_path, capsys):
         (["fit", "--data", "nope"], "no bundled data set or file named 'nope'"),
         (["fit", "--data", "heart", "--nu", "5000"], r"nu must be a count in \[1, m\]"),
         (["fit", "--data", "heart", "--eps", "0"], "'eps' parameter"),
-        (["fit", "--data", "heart", "--booster", "lpboost", "--fw", "pairwise"],
-         "--fw does not apply to --booster lpboost \\(it applies to mlpboost\\)"),
+        (["fit", "--data", "heart", "--booster", "lpboost", "--step", "pairwise"],
+         "--step does not apply to --booster lpboost"),
         (["fit", "--data", "heart", "--booster", "gbm", "--nu", "0.2"], "--nu does not apply to --booster gbm"),
         (["fit", "--data", "heart", "--booster", "gbm", "--param", "beta=2"], "has no parameter 'beta'"),
         (["fit", "--data", "heart", "--booster", "gbm", "--param", "max_depth=2", "--max-depth", "2"],

@@ -21,7 +21,7 @@ ESTIMATORS = [LPBoostClassifier, ERLPBoostClassifier, CERLPBoostClassifier, MLPB
 
 
 @parametrize_with_checks(
-    [cls() for cls in ESTIMATORS] + [MLPBoostClassifier(fw="pairwise", weak_learner="stump")]
+    [cls() for cls in ESTIMATORS] + [MLPBoostClassifier(step="pairwise", weak_learner="stump")]
 )
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
@@ -73,7 +73,7 @@ def test_mlpboost_parts_are_selectable_and_reported(cancer):
     X, y = cancer
     for fw in ("classic", "short_step", "line_search", "pairwise"):
         for secondary in ("lp", "entropy", "none"):
-            est = MLPBoostClassifier(nu=0.3, eps=0.05, fw=fw, secondary=secondary, max_iter=300,
+            est = MLPBoostClassifier(nu=0.3, eps=0.05, step=fw, secondary=secondary, max_iter=300,
                                      weak_learner="stump")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -140,8 +140,8 @@ def test_bad_parameters_name_the_parameter_and_range(cls, params, match):
 
 
 def test_bad_mlpboost_parts():
-    with pytest.raises(ValueError, match="'fw' parameter"):
-        MLPBoostClassifier(fw="newton").fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match="'step' parameter"):
+        MLPBoostClassifier(step="newton").fit(X_OK, Y_OK)
     with pytest.raises(ValueError, match="'secondary' parameter"):
         MLPBoostClassifier(secondary="qp").fit(X_OK, Y_OK)
 

@@ -57,7 +57,7 @@ CASES = {
     "LPBoost": lambda wl: LPBoostClassifier(nu=0.2, weak_learner=wl, max_iter=10),
     "ERLPBoost": lambda wl: ERLPBoostClassifier(nu=0.2, weak_learner=wl, max_iter=10),
     "CERLPBoost": lambda wl: CERLPBoostClassifier(nu=0.2, weak_learner=wl, max_iter=10),
-    "MLPBoost": lambda wl: MLPBoostClassifier(nu=3, weak_learner=wl, max_iter=10, fw="pairwise"),
+    "MLPBoost": lambda wl: MLPBoostClassifier(nu=3, weak_learner=wl, max_iter=10, step="pairwise"),
     "TotalBoost": lambda wl: TotalBoostClassifier(weak_learner=wl, max_iter=10),
     "SoftBoost": lambda wl: SoftBoostClassifier(nu=0.2, weak_learner=wl, max_iter=10),
     "AdaBoostV": lambda wl: AdaBoostVClassifier(weak_learner=wl, max_iter=10),

@@ -545,7 +545,7 @@ def soft_margin_scenarios(draw):
                   # fewer rounds than elsewhere: at eps <= 1e-6 an entropy round costs 500 Newton steps
                   max_iter=draw(st.integers(1, 8)))
     if cls is MLPBoostClassifier:
-        params["fw"] = draw(st.sampled_from(["short_step", "classic", "line_search", "pairwise"]))
+        params["step"] = draw(st.sampled_from(["short_step", "classic", "line_search", "pairwise"]))
         params["secondary"] = draw(st.sampled_from(["lp", "entropy", "newton", "none"]))
     return case, cls(**with_invalid(draw, params, case.m))
 

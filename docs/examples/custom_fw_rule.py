@@ -39,7 +39,7 @@ class BestOfSteps:
 
 X, y = load_breast_cancer(return_X_y=True)
 for fw in ("short_step", BestOfSteps()):
-    clf = MLPBoostClassifier(nu=0.1, eps=0.05, weak_learner="stump", fw=fw, secondary="none",
+    clf = MLPBoostClassifier(nu=0.1, eps=0.05, weak_learner="stump", step=fw, secondary="none",
                              max_iter=10000).fit(X, y)
     name = fw if isinstance(fw, str) else fw.name
     print(f"{name:14} {clf.n_iter_:5d} rounds, status {clf.status_}, soft margin {clf.margin_:.4f}")

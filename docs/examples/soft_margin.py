@@ -14,8 +14,8 @@ boosters = {
     "C-ERLPBoost": CERLPBoostClassifier(**common),
     "MLPBoost (short step + LP)": MLPBoostClassifier(**common),
     "short step + newton": MLPBoostClassifier(secondary="newton", **common),
-    "pairwise + LP": MLPBoostClassifier(fw="pairwise", **common),
-    "line search, no secondary": MLPBoostClassifier(fw="line_search", secondary="none", **common),
+    "pairwise + LP": MLPBoostClassifier(step="pairwise", **common),
+    "line search, no secondary": MLPBoostClassifier(step="line_search", secondary="none", **common),
 }
 print(f"{'booster':28} {'rounds':>6} {'soft margin':>11} {'g - eps':>8} {'nonzero w':>9} {'time':>6}")
 for name, clf in boosters.items():

@@ -72,7 +72,7 @@ BOOSTERS = {
     "graphsepboost": GraphSepBoostClassifier,
 }
 # fit's named options, each the estimator parameter of the same name (dashes for underscores).
-NAMED_PARAMS = ("nu", "eps", "weak_learner", "max_depth", "max_iter", "max_time", "fw", "secondary")
+NAMED_PARAMS = ("nu", "eps", "weak_learner", "max_depth", "max_iter", "max_time", "step", "secondary")
 
 
 class UsageError(Exception):
@@ -301,7 +301,7 @@ def cmd_demo(args) -> int:
         "ERLPBoost": ERLPBoostClassifier,
         "C-ERLPBoost": CERLPBoostClassifier,
         "MLPBoost (SS)": MLPBoostClassifier,
-        "MLPBoost (PFW)": lambda **kw: MLPBoostClassifier(fw="pairwise", **kw),
+        "MLPBoost (PFW)": lambda **kw: MLPBoostClassifier(step="pairwise", **kw),
     }
     print(f"{DEMO_DATA} (scikit-learn's Wisconsin breast cancer): {X_train.shape[0]} train / {X_test.shape[0]} "
           f"test, {X.shape[1]} features; nu = {args.nu} m, eps = {args.eps}, depth-2 trees")
@@ -447,7 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--max-depth", type=int, help="depth of the tree weak learner")
     fit.add_argument("--max-iter", type=int, help="most boosting rounds")
     fit.add_argument("--max-time", type=float, help="seconds")
-    fit.add_argument("--fw", choices=sorted(FW_RULES), help="MLPBoost's FW rule")
+    fit.add_argument("--step", help="the step rule (MLPBoost: " + ", ".join(sorted(FW_RULES)) + "; FWBoost, "
+                     "AverageMarginBoost, MadaBoost: their own)")
     fit.add_argument("--secondary", choices=sorted(SECONDARY_RULES) + ["none"],
                      help="MLPBoost's secondary rule")
     fit.add_argument("--param", type=_param, action="append", metavar="NAME=VALUE",

@@ -253,33 +253,34 @@ class MLPBoostClassifier(_SoftMarginBoostClassifier):
 
     Parameters
     ----------
-    fw : 'short_step' (default), 'classic', 'line_search', 'pairwise', or a callable rule
-        The Frank-Wolfe rule F (000 Algorithms 3 and 4).
+    step : 'short_step' (default), 'classic', 'line_search', 'pairwise', or a callable rule
+        The Frank-Wolfe step rule F (000 Algorithms 3 and 4); ``step`` names the step rule in
+        every estimator that has one (FWBoost, AverageMarginBoost, MadaBoost).
     secondary : 'lp' (default), 'entropy', 'newton', 'none', or a callable ``fn(U, w) -> w``
         The secondary rule B (000 Algorithm 2 for 'lp', eq. 14 for 'entropy'). 'newton' is our
         fast inexact rule (one warm-started Newton step on eq. 14 per round, not in the paper;
         :class:`~marginboost.soft_margin.secondary.NewtonStepRule`): usually the fastest to ``eps``.
-    Other parameters as in :class:`_SoftMarginBoostClassifier`.
+    Other parameters as in :class:`LPBoostClassifier`.
     """
 
     _parameter_constraints: dict = {
         **_SoftMarginBoostClassifier._parameter_constraints,
-        "fw": [StrOptions(set(FW_RULES)), callable],
+        "step": [StrOptions(set(FW_RULES)), callable],
         "secondary": [StrOptions(set(SECONDARY_RULES) | {"none"}), callable, None],
     }
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False, fw="short_step", secondary="lp"):
+                 warm_start=False, step="short_step", secondary="lp"):
         super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
                          max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
                          validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
                          warm_start=warm_start)
-        self.fw = fw
+        self.step = step
         self.secondary = secondary
 
     def _assembly(self):
-        return algorithms.mlpboost(self.fw, self.secondary)
+        return algorithms.mlpboost(self.step, self.secondary)
 
 
 __all__ = [

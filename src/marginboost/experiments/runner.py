@@ -48,12 +48,12 @@ BOOSTERS = {
     # The same algorithm as cerlpboost through the generic scheme; not run by default.
     "ss_only": BoosterSpec("ss_only", "SS only", lambda **kw: MLPBoostClassifier(secondary="none", **kw),
                            "MLPBoostClassifier(secondary='none') (= C-ERLPBoost)"),
-    "pfw": BoosterSpec("pfw", "PFW only", lambda **kw: MLPBoostClassifier(fw="pairwise", secondary="none", **kw),
-                       "MLPBoostClassifier(fw='pairwise', secondary='none')"),
+    "pfw": BoosterSpec("pfw", "PFW only", lambda **kw: MLPBoostClassifier(step="pairwise", secondary="none", **kw),
+                       "MLPBoostClassifier(step='pairwise', secondary='none')"),
     "mlpboost_ss": BoosterSpec("mlpboost_ss", "MLPBoost (SS)", MLPBoostClassifier, "MLPBoostClassifier()"),
     "mlpboost_pfw": BoosterSpec("mlpboost_pfw", "MLPBoost (PFW)",
-                                lambda **kw: MLPBoostClassifier(fw="pairwise", **kw),
-                                "MLPBoostClassifier(fw='pairwise')"),
+                                lambda **kw: MLPBoostClassifier(step="pairwise", **kw),
+                                "MLPBoostClassifier(step='pairwise')"),
 }
 DEFAULT_BOOSTERS = ("lpboost", "erlpboost", "cerlpboost", "pfw", "mlpboost_ss", "mlpboost_pfw")
 # Table 3 of the paper shows these three ("all the variants of MLPBoost solve the same problem").

@@ -54,7 +54,8 @@ class is refused, unless that class stores the same fields and takes those param
 AdaBoost to MABoost, LPBoost to ERLPBoost), where the model loaded predicts as the original.
 Version 1 (the soft-margin family only: ``weights`` and a ``fit`` object at the top level)
 and version 2 are still read. Version 3 names the iteration cap ``max_iter`` in every
-estimator; a version-2 file's ``n_estimators`` (FWBoost, GBM) is read as ``max_iter``.
+estimator and the step rule ``step``; a version-1 or -2 file's ``n_estimators`` (FWBoost, GBM) is
+read as ``max_iter``, its ``fw`` (MLPBoost) as ``step``.
 
 Size: :func:`load_model` refuses a file larger than ``max_bytes`` (default
 ``MAX_MODEL_BYTES``, 16 MiB) before reading or parsing it, since parsing JSON takes several
@@ -92,7 +93,7 @@ __all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFi
 FORMAT = "marginboost-model"
 FORMAT_VERSION = 3
 # Parameters renamed since a format version: the name in files of that version and older -> today's.
-_RENAMED_PARAMS = {2: {"n_estimators": "max_iter"}}
+_RENAMED_PARAMS = {2: {"n_estimators": "max_iter", "fw": "step"}}
 # Parameters that only steer a run (callables): a file stores them as null.
 _RUN_ONLY_PARAMS = ("callbacks",)
 # Filled by the estimators themselves (ModelFileMixin.__init_subclass__): importing
