@@ -476,3 +476,32 @@ def test_callbacks_are_not_stored(tmp_path):
     est = LPBoostClassifier(max_iter=5, weak_learner="stump", callbacks=[lambda record: None]).fit(X, Y)
     est.save(tmp_path / "m.json")
     assert load_model(tmp_path / "m.json").get_params()["callbacks"] is None
+
+
+NON_NEGATIVE = {"TotalBoost": "weights", "SoftBoost": "weights", "SmoothBoost": "weights", "MABoost": "coef",
+                "MadaBoost": "coef", "AdaBoost": "coef", "FWBoostClassifier": "coef", "FWBoostRegressor": "coef",
+                "FWBoostRegressor-R": "coef"}
+
+
+@pytest.mark.parametrize("name", sorted(NON_NEGATIVE))
+def test_negative_weights_are_refused_where_the_algorithm_has_none(name, tmp_path):
+    """Issue 18: these algorithms' weights are >= 0 by definition; a file with -0.1 is corrupt."""
+    path = tmp_path / "m.json"
+    _fit(name, "stump").save(path)
+    doc = json.loads(path.read_text())
+    field = NON_NEGATIVE[name]
+    assert min(doc["state"][field]) >= 0.0
+    doc["state"][field][0] = -0.1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelFileError, match=f"'{field}' must be non-negative"):
+        load_model(path)
+
+
+def test_adaboostv_keeps_the_weight_of_a_perfectly_wrong_hypothesis(tmp_path):
+    """AdaBoostV's 'perfect' stop may weigh a hypothesis -1 (edge -1): its file allows it."""
+    path = tmp_path / "m.json"
+    _fit("AdaBoostV", "stump").save(path)
+    doc = json.loads(path.read_text())
+    doc["state"]["weights"][0] = -0.1
+    path.write_text(json.dumps(doc))
+    assert load_model(path).weights_[0] == -0.1

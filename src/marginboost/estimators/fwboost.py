@@ -95,7 +95,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"coef_": Vector(), "offset_": Real(), "train_loss_": Real(finite=False),
+    _model_state = {"coef_": Vector(non_negative=True), "offset_": Real(), "train_loss_": Real(finite=False),
                     "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     # _path: the weights of every update (staged predictions), not kept by model files.
     _model_unsaved = ("history_", "_path")

@@ -77,7 +77,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"coef_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_state = {"coef_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("distribution_", "history_")
 
     def _parts(self, m: int, mask, weights):

@@ -324,10 +324,11 @@ class FWBoostLoop(RoundLoop):
             alpha = alpha * (1.0 + gamma)
             if away >= 0:
                 alpha0 *= 1.0 + gamma
-                alpha[away] = 0.0 if drop else alpha[away] - gamma
+                # (1 + gamma) alpha_a - gamma >= 0 for gamma <= gamma_max; rounding may dip below
+                alpha[away] = 0.0 if drop else max(alpha[away] - gamma, 0.0)
                 touched = [away]
             else:
-                alpha0 = 0.0 if drop else (1.0 + gamma) * alpha0 - gamma
+                alpha0 = 0.0 if drop else max((1.0 + gamma) * alpha0 - gamma, 0.0)
                 touched = []
         logged = (1.0 - gamma if away is None else 1.0 + gamma, touched)
         return Z + gamma * d, alpha, alpha0, gamma, direction, logged

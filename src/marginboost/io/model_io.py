@@ -25,14 +25,15 @@ strings 'inf', '-inf', 'nan'; other numbers are finite):
 
 * LPBoost, ERLPBoost, CERLPBoost, MLPBoost: ``weights`` (V, on the simplex), ``margin``,
   ``objective``, ``gap`` (D), ``n_iter``, ``status``, ``nu``, ``eta``;
-* TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V), ``margin`` (D), ``n_iter``,
+* TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V, >= 0 but AdaBoostV's, whose
+  'perfect' stop may weigh a perfectly wrong hypothesis -1), ``margin`` (D), ``n_iter``,
   ``status``, and SoftBoost's ``nu``;
-* MABoost, MadaBoost, AdaBoost (ours): ``coef`` (V), ``margin`` (D), ``n_iter``, ``status``;
+* MABoost, MadaBoost, AdaBoost (ours): ``coef`` (V, >= 0), ``margin`` (D), ``n_iter``, ``status``;
 * AverageMarginBoost: ``weights`` (V, on the simplex), ``nu``, ``eta``, ``n_hypotheses``,
   ``nzdd_build_time``, ``dropped_mass``, ``margin``, ``full_margin``, ``objective``, ``gap``
   (the last five D), ``n_iter``, ``status``;
-* FWBoostRegressor, FWBoostClassifier: ``coef`` (V), ``offset``, ``train_loss``, ``gap`` (D),
-  ``n_iter``, ``status``;
+* FWBoostRegressor, FWBoostClassifier: ``coef`` (V, >= 0: the sign is in the hypotheses),
+  ``offset``, ``train_loss``, ``gap`` (D), ``n_iter``, ``status``;
 * GBMRegressor, GBMClassifier: ``init``, ``train_loss`` (D), ``n_iter``;
 * GraphSepBoost: ``pos_codes``, ``neg_codes`` (lists of rows of +1/-1, one column per
   hypothesis), ``n_iter``, ``status``.
