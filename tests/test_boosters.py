@@ -226,3 +226,25 @@ def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_ru
     many = NewtonStepRule(n_steps=500)
     many.start(m, nu, objective, EPS)
     assert abs(objective.value(many(U, None).q) - objective.value(exact(U, None).q)) <= 1e-9
+
+
+def test_lp_rule_forgets_a_rolled_back_column():
+    """After Ctrl-C rolls a round back, the LP rule must not keep that round's column: with a
+    different column in its place it solves the LP of the kept columns plus the new one."""
+    from marginboost.soft_margin.objectives import SmoothedSoftMargin, entropy_eta
+    from marginboost.soft_margin.secondary import LPRule
+
+    rng = np.random.default_rng(5)
+    m, nu = 40, 4.0
+    U = np.where(rng.random((m, 4)) < 0.6, 1.0, -1.0)
+    replacement = np.where(rng.random(m) < 0.7, 1.0, -1.0)
+    objective = SmoothedSoftMargin(nu, entropy_eta(m, nu, 0.1), None)
+    rule = LPRule()
+    rule.start(m, nu, objective, 0.1)
+    rule(U[:, :3], None)  # rounds 1-3 reached the LP; round 3 is then rolled back
+    rule.forget(2)
+    V = np.column_stack([U[:, :2], replacement])
+    fresh = LPRule()
+    fresh.start(m, nu, objective, 0.1)
+    np.testing.assert_allclose(rule(V, None).w, fresh(V, None).w, atol=1e-12)
+    np.testing.assert_allclose(rule(V, None).q, V @ fresh(V, None).w, atol=1e-12)

@@ -89,6 +89,8 @@ class SoftMarginLoop(RoundLoop):
         if w is not None:  # drop what a rolled-back round added
             self.matrix.truncate(w.shape[0])
             del self.hypotheses[w.shape[0]:]
+            if hasattr(self.secondary, "forget"):  # a rule that keeps the columns it has seen
+                self.secondary.forget(w.shape[0])
         t0 = time.perf_counter()
         h, pred = self.oracle(d)
         t1 = time.perf_counter()

@@ -61,8 +61,16 @@ class LPRule:
 
     def start(self, m: int, nu: float, objective, eps: float) -> None:
         """Begin a fit: a new restricted master LP over ``m`` examples with cap ``1/nu``, no columns yet."""
+        self._problem = (m, nu, objective.weights)
         self._lp = RestrictedMasterLP(m, nu, objective.weights)
         self._n_cols = 0
+
+    def forget(self, n_columns: int) -> None:
+        """Keep only the first ``n_columns`` hypotheses: a round rolled back (Ctrl-C) after its
+        column reached the LP. HiGHS cannot drop a row here, so the LP is rebuilt on the next call."""
+        if self._n_cols > n_columns:
+            self._lp = RestrictedMasterLP(*self._problem)
+            self._n_cols = 0
 
     def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
         while self._n_cols < U.shape[1]:  # append only the columns the LP has not seen
