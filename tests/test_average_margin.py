@@ -125,9 +125,14 @@ X_OK, Y_OK = make_classification(n_samples=30, n_features=3, n_informative=2, n_
         ({"nu": 31}, r"nu must be a count in \[1, m\] = \[1, 30\]"),
         ({"eps": 0.0}, "'eps' parameter.*range"),
         ({"eta": -1.0}, "'eta' parameter"),
-        ({"eta": 2e9}, r"'eta' parameter.*\(0.0, 1000000000.0\]"),
+        ({"eta": 2e9}, r"'eta' parameter.*\[1e-12, 1000000000.0\]"),
         ({"eta": "huge"}, "'eta' parameter"),
         ({"eps": 1e-12}, r"eta = .* exceeds 1e\+09.*raise eps"),
+        # issue 18: a ZeroDivisionError, and decision functions NaN everywhere
+        ({"eta": 5e-324}, r"'eta' parameter.*\[1e-12, 1000000000.0\]"),
+        ({"eta": 1e-300}, r"'eta' parameter.*\[1e-12, 1000000000.0\]"),
+        ({"eps": 1e300}, r"eta = .* \(from eps=1e\+300\) is below 1e-12.*lower eps \(at most .*\)"),
+        ({"eps": 1e300, "eta": "stump_bound"}, r"eta = .* \(from eps=1e\+300\) is below 1e-12.*lower eps"),
         ({"step": "newton"}, "'step' parameter"),
         ({"stop": "never"}, "'stop' parameter"),
         ({"min_weight": 1.0}, r"'min_weight' parameter.*\[0.0, 1.0\)"),
@@ -138,6 +143,30 @@ X_OK, Y_OK = make_classification(n_samples=30, n_features=3, n_informative=2, n_
 def test_bad_parameters_name_the_parameter_and_range(params, match):
     with pytest.raises(ValueError, match=match):
         AverageMarginBoostClassifier(**params).fit(X_OK, Y_OK)
+
+
+def test_smallest_eta_still_classifies():
+    """Issue 18: eta = 1e-300 (or eps = 1e300) made every stump weight NaN (a subnormal quantum
+    in the oracle, 1/q = inf), and eta = 1e-17 left the weights uniform to the last bit: a
+    decision of rounding noise, no better than the majority class. At the smallest eta allowed
+    (1e-12), and at the largest eps (which the error message names), the vote still classifies."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:200, :5], y[:200]
+    majority = max(np.mean(y), 1 - np.mean(y))
+    with pytest.raises(ValueError, match=r"lower eps \(at most (\S+) on this data\)") as info:
+        AverageMarginBoostClassifier(eps=1e300, max_iter=30).fit(X, y)
+    largest_eps = float(info.value.args[0].rsplit("at most ", 1)[1].split(" ")[0]) * (1 - 1e-2)  # 3 digits
+    for est in (AverageMarginBoostClassifier(eta=1e-12, max_iter=30),
+                AverageMarginBoostClassifier(eps=largest_eps, max_iter=30)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X, y)
+        assert 1e-12 <= est.eta_ <= 1.02e-12
+        f = est.decision_function(X)
+        assert np.all(np.isfinite(f)) and np.all(np.isfinite(est.weights_))
+        assert est.score(X, y) > majority
 
 
 def test_bad_data():

@@ -231,3 +231,46 @@ def test_softboost_rolls_back_an_interrupted_round_and_continues(monkeypatch):
     assert done.soft_margin == pytest.approx(full.soft_margin, abs=1e-9)
     assert done.soft_margin >= done.history["best_edge"][-1] - delta - 1e-7
     assert done.weights.shape[0] == len(done.hypotheses) == done.loop.lp.n_rows == done.loop.margins.n
+
+
+# ------------------------------------------------------------------ issue 18: extreme accuracies
+@pytest.mark.parametrize("eps", [1e-160, 1e-300, 5e-324])
+def test_round_bounds_of_tiny_accuracies_are_exact_integers(eps):
+    """Issue 18: eps^2 underflowed to 0 (ZeroDivisionError) or the quotient overflowed to inf
+    (OverflowError in floor/ceil). The bounds are then the exact (huge) integers."""
+    from fractions import Fraction
+
+    m = 200
+    assert adaboostv_rounds(m, eps) == math.floor(Fraction(2.0 * math.log(m)) / Fraction(eps) ** 2) + 1
+    assert iteration_bound(m, 1.0, eps) == math.ceil(Fraction(2.0 * math.log(m)) / Fraction(eps) ** 2)
+    assert iteration_bound(m, 1.0, eps) > 10**300
+    def close(bound, exact):  # to float rounding: where the float quotient is finite, it is used
+        return abs(Fraction(bound) / exact - 1) <= Fraction(1, 10**12)
+
+    assert close(smoothboost_rounds(0.1, eps), 2 / (Fraction(0.1) * Fraction(eps) ** 2 * Fraction(math.sqrt(1 - eps))))
+    assert close(smoothboost_rounds(eps, 0.1), 2 / (Fraction(eps) * Fraction(0.1) ** 2 * Fraction(math.sqrt(0.9))))
+    assert smoothboost_rounds(eps, eps) > 10**479
+    # the float formulas where they are finite, as before
+    assert adaboostv_rounds(m, 0.1) == math.floor(2.0 * math.log(m) / 0.1**2) + 1
+    assert smoothboost_rounds(0.1, 0.1) == 2109
+    for bad in (0.0, -1.0, math.nan):
+        with pytest.raises(ValueError, match="eps must be > 0"):
+            adaboostv_rounds(m, bad)
+        with pytest.raises(ValueError, match="kappa > 0 and 0 < gamma < 1"):
+            smoothboost_rounds(0.1, bad)
+
+
+@pytest.mark.parametrize("eps", [1e-17, 1e-160, 1e-300, 5e-324])
+def test_adaboostv_accuracy_below_the_edge_resolution_still_steps(eps):
+    """Issue 18: with eps below ulp(edge)/2, rho = edge - eps rounded back to the edge, the step
+    atanh(edge) - atanh(rho) was 0 and the normalisation 0/0 (ZeroDivisionError). The step is
+    atanh(eps / (1 - edge rho)) (> 0), and the model is the first hypotheses' vote."""
+    name, X, y = DATA[3]
+    res = adaboostv(DecisionStump().prepare(X, y), y, eps, 10)
+    assert res.n_iter == 10 and res.status == "max_iter"
+    steps = res.history["step"]
+    assert np.all(steps > 0.0) and np.all(np.isfinite(steps))
+    edge = res.history["edge"][0]
+    assert steps[0] == pytest.approx(math.atanh(eps / (1.0 - edge * edge)), rel=1e-12)
+    assert np.all(np.isfinite(res.weights)) and res.weights.sum() == pytest.approx(1.0)
+    assert np.all(np.isfinite(res.margins)) and np.all(np.abs(res.margins) <= 1.0 + 1e-12)

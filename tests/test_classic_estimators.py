@@ -206,3 +206,46 @@ def test_non_tree_weak_learners_in_boosters(weak_learner, cancer):
             est.fit(X, y)
             assert est.score(X, y) > 0.9
             assert len(est.hypotheses_) >= 1
+
+
+# ---------------------------------------------------------------- issue 18: extreme accuracies
+def _small_cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[:200, :5], y[:200]
+
+
+def _majority_rate(y) -> float:
+    return float(max(np.mean(y == c) for c in np.unique(y)))
+
+
+@pytest.mark.parametrize("eps", [1e-160, 1e-300, 5e-324])
+def test_adaboostv_tiny_eps_fits_a_working_model(eps):
+    """Issue 18: eps = 1e-300 and 1e-160 raised ZeroDivisionError (the step atanh(edge) -
+    atanh(edge - eps) cancelled to 0, then 0/0). Now a model: the steps are ~eps, so it is the
+    vote of the first hypotheses, no worse than the majority class and finite everywhere."""
+    X, y = _small_cancer()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = AdaBoostVClassifier(eps=eps, max_iter=20).fit(X, y)
+    f = est.decision_function(X)
+    assert np.all(np.isfinite(f)) and np.all(np.abs(f) <= 1.0 + 1e-12)
+    assert np.all(np.isfinite(est.weights_)) and est.weights_.sum() == pytest.approx(1.0)
+    assert np.isfinite(est.margin_)
+    assert all(np.all(np.isfinite(stage)) for stage in est.staged_decision_function(X))
+    assert est.score(X, y) >= _majority_rate(y)
+
+
+@pytest.mark.parametrize("kappa,gamma", [(0.1, 5e-324), (5e-324, 0.1), (5e-324, 5e-324)])
+def test_smoothboost_tiny_kappa_or_gamma_with_its_round_bound(kappa, gamma):
+    """Issue 18: smoothboost_rounds(kappa, gamma), the max_iter the docs give for the guarantee,
+    raised ZeroDivisionError at kappa or gamma = 5e-324 (kappa gamma^2 underflowed). It is now
+    the exact (astronomical) bound, and the fit with it (cut by max_time) is a working model."""
+    X, y = _small_cancer()
+    bound = smoothboost_rounds(kappa, gamma)
+    assert bound > 10**300
+    with pytest.warns(ConvergenceWarning, match="max_time"):
+        est = SmoothBoostClassifier(kappa=kappa, gamma=gamma, max_iter=bound, max_time=0.3).fit(X, y)
+    assert est.status_ == "max_time"
+    f = est.decision_function(X)
+    assert np.all(np.isfinite(f)) and np.isfinite(est.margin_)
+    assert est.score(X, y) >= _majority_rate(y)

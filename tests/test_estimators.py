@@ -139,6 +139,25 @@ def test_bad_parameters_name_the_parameter_and_range(cls, params, match):
         cls(**params).fit(X_OK, Y_OK)
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_eps_whose_eta_overflows_is_refused_and_the_smallest_allowed_fits(cls):
+    """Issue 18: eps = 5e-324 made eta_ = 2 ln(m/nu)/eps infinite (LPBoost stored eta_ = inf),
+    and ERLPBoost, C-ERLPBoost and MLPBoost died with a ZeroDivisionError inside the entropy
+    projection. The parameter check now names eps and its range; at its bound, 1e-300, every one
+    fits a working model (it runs to max_iter: no gap that small is resolvable)."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:200, :5], y[:200]
+    with pytest.raises(ValueError, match=r"'eps' parameter .* range \[1e-300, inf\)"):
+        cls(eps=5e-324, max_iter=5).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = cls(eps=1e-300, max_iter=10).fit(X, y)
+    assert np.isfinite(est.eta_) and np.isfinite(est.margin_) and np.isfinite(est.objective_)
+    f = est.decision_function(X)
+    assert np.all(np.isfinite(f))
+    assert est.score(X, y) >= max(np.mean(y), 1 - np.mean(y))
+
+
 def test_bad_mlpboost_parts():
     with pytest.raises(ValueError, match="'step' parameter"):
         MLPBoostClassifier(step="newton").fit(X_OK, Y_OK)

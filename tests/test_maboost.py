@@ -2,6 +2,8 @@
 re-implementations (AdaBoost, SparseBoost, MadaBoost) sharing only the weak learner, exact
 membership of every distribution in its set, and the paper's bounds evaluated on the edges
 and steps recorded along real runs."""
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -501,6 +503,71 @@ def test_functional_api_rejects_bad_sample_weight_and_rate():
                 make(bad)
     with pytest.raises(ValueError, match="learning_rate must be > 0"):
         adaboost(30, learning_rate=0.0)
+
+
+# --------------------------------------------------------------- issue 18: huge learning rates
+def _small_cancer():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[:200, :5], y[:200]
+
+
+@pytest.mark.parametrize("cls", [AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier])
+@pytest.mark.parametrize("learning_rate", [1e10, 1e307])
+def test_huge_learning_rate_is_refused_not_a_model_worse_than_the_majority(cls, learning_rate):
+    """Issue 18: learning_rate = 1e10 fitted silently, AdaBoost and MABoost keeping a vote worse
+    than always predicting the majority class (one step erased every example the first
+    hypothesis got right, and each later hypothesis fitted those few; training accuracy 0.45
+    against 0.52), and at 1e307 the steps overflowed to inf: every decision NaN. Now the
+    parameter check names learning_rate and its range (0, 2): at 2 no round is guaranteed to
+    make progress (mirror.maboost.MAX_LEARNING_RATE)."""
+    import warnings
+
+    X, y = _small_cancer()
+    majority = max(np.mean(y), 1 - np.mean(y))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            est = cls(learning_rate=learning_rate, max_iter=50).fit(X, y)
+    except ValueError as exc:
+        assert re.search(r"'learning_rate' parameter .* range \(0\.0, 2\.0\)", str(exc)), exc
+        return
+    assert np.all(np.isfinite(est.decision_function(X)))
+    assert est.score(X, y) >= majority, "a model worse than the majority class, silently"
+
+
+@pytest.mark.parametrize("make", [lambda lr: adaboost(30, learning_rate=lr), lambda lr: maboost(30, learning_rate=lr),
+                                  lambda lr: madaboost(30, learning_rate=lr)])
+def test_functional_api_refuses_learning_rates_from_2(make):
+    for bad in (2.0, 1e10, np.inf, np.nan):
+        with pytest.raises(ValueError, match=r"learning_rate must be > 0 and < 2"):
+            make(bad)
+    make(float(np.nextafter(2.0, 0.0)))
+
+
+def test_overshooting_learning_rate_below_2_warns_when_worse_than_the_majority():
+    """Issue 18: towards 2 AdaBoost's steps overshoot (at 2 its normaliser Z_t = 1); with stumps
+    at learning_rate = 1.999999 the vote classified 11% of breast cancer (majority class 63%)
+    without a word. Above 1 such a fit now warns; at 1 and below nothing changes."""
+    import warnings
+    from sklearn.datasets import load_breast_cancer
+
+    from marginboost import DegenerateModelWarning
+
+    X, y = load_breast_cancer(return_X_y=True)
+    majority = max(np.mean(y), 1 - np.mean(y))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = AdaBoostClassifier(learning_rate=1.999999, weak_learner="stump", max_iter=50).fit(X, y)
+    warned = [w for w in caught if issubclass(w.category, DegenerateModelWarning)]
+    assert est.score(X, y) >= majority or (
+        len(warned) == 1 and re.search(r"learning_rate=1.999999 > 1 .*Lower learning_rate", str(warned[0].message)))
+    assert est.score(X, y) < majority  # the case this test is about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateModelWarning)
+        for lr in (1.0, 1.5):  # a working model: no warning
+            assert AdaBoostClassifier(learning_rate=lr, weak_learner="stump", max_iter=50).fit(X, y).score(X, y) > 0.9
 
 
 # --------------------------------------------------------------- the round driver: rollback, warm start

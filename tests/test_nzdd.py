@@ -172,6 +172,26 @@ def test_max_edge_equals_brute_force():
         assert S.nzdd.max_edge(d) == pytest.approx((d @ U).max(), abs=1e-14)
 
 
+@pytest.mark.parametrize("eta", [1e-280, 1e-300, 5e-324])
+def test_unrolled_oracle_at_tiny_eta_is_the_uniform_average(eta):
+    """Issue 18: below eta ~ 1e-286 the oracle's quantum q = 2^e >= 2 eta 2^-51 was subnormal, so
+    1/q = inf: every mass NaN (eta = 1e-300), or a ZeroDivisionError (eta = 5e-324). Its answer is
+    the uniform average over the stumps (their weights differ by a relative 2 eta), like the
+    generic DP's; F(d) ~ ln|H_S| / eta overflows to inf at the smallest etas, never NaN."""
+    rng = np.random.default_rng(3)
+    m = 60
+    X = np.column_stack([rng.normal(size=m), rng.integers(0, 3, m)])
+    y = rng.choice([-1.0, 1.0], m)
+    S = build_stump_nzdd(X, y)
+    U = all_stump_margins(X, y)
+    d = rng.dirichlet(np.ones(m))
+    g, value = S.average_margin(d, eta)
+    np.testing.assert_allclose(g, U.mean(axis=1), rtol=0, atol=1e-12)
+    assert not math.isnan(value) and value > 0
+    w = S.hypothesis_weights(d, eta)
+    np.testing.assert_allclose(w, 1.0 / S.n_hypotheses, rtol=1e-12)
+
+
 def test_bad_input_is_refused():
     rng = np.random.default_rng(0)
     X, y = sample(rng, 6, 2, 3)

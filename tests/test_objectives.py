@@ -98,3 +98,17 @@ def test_entropy_eta_formula_and_nu_equal_m():
     assert entropy_eta(100, 100.0, 0.01) == 1.0
     assert SoftMargin(2.0).stop_tol(0.01) == 0.01
     assert SmoothedSoftMargin(2.0, 3.0).stop_tol(0.01) == 0.005
+
+
+def test_entropy_eta_refuses_an_eps_whose_eta_overflows():
+    """Issue 18: eps = 5e-324 gave eta = inf, with which the entropy projection divided by zero
+    deep inside its compiled loop. MIN_EPS = 1e-300 keeps eta finite for any m up to 2^63."""
+    with pytest.raises(ValueError, match=r"eps=5e-324 is too small.*eps must be at least 1e-300"):
+        entropy_eta(200, 20.0, 5e-324)
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        entropy_eta(200, 20.0, 0.0)
+    from marginboost.soft_margin.objectives import MIN_EPS
+
+    assert MIN_EPS == 1e-300
+    assert math.isfinite(entropy_eta(2**63, 1.0, MIN_EPS))
+    assert entropy_eta(200, 20.0, MIN_EPS) == 2 * math.log(10.0) / 1e-300

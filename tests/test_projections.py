@@ -129,6 +129,17 @@ def test_kl_projection_rejects_bad_parameters():
         capped_simplex_kl_projection(np.zeros(3), 1.0, 0.0)
 
 
+@pytest.mark.parametrize("q", [np.zeros(3), np.array([0.3, -0.2, 0.9])])
+def test_kl_projection_refuses_infinite_eta(q):
+    """Issue 18: eta = inf (what ERLPBoost's eta = 2 ln(m/nu)/eps became at eps = 5e-324) was
+    accepted: margins 0 gave 0 * inf = NaN and a ZeroDivisionError inside the compiled loop,
+    other margins an all-zero "distribution". Any finite eta works, the largest double included."""
+    with pytest.raises(ValueError, match="eta must be a finite number > 0, got inf"):
+        capped_simplex_kl_projection(q, 1.5, np.inf)
+    d = capped_simplex_kl_projection(q, 1.5, np.finfo(np.float64).max)
+    assert np.all(np.isfinite(d)) and d.sum() == pytest.approx(1.0) and d.max() <= 1 / 1.5 + 1e-12
+
+
 @settings(max_examples=300, deadline=None)
 @given(problems())
 def test_euclidean_projection_matches_reference_and_kkt(problem):

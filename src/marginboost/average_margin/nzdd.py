@@ -46,10 +46,17 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_ETA", "NZDD", "check_distribution"]
+__all__ = ["MAX_ETA", "MIN_ETA", "NZDD", "check_distribution"]
 
 # eta * 2^-53 (the effect of one rounding of d on the log-weights) stays below ~1e-7.
 MAX_ETA = 1e9
+# The smallest eta whose output vote classifies. Pr[h | d] ~ exp(eta d @ u_h) with |d @ u_h| <= 1
+# is uniform up to a relative 2 eta, and the uniform vote over H_S (every stump with its
+# negation) is 0: the classifier is that O(eta) deviation, carried by the weights' last digits.
+# At 1e-12 it keeps about four digits above the rounding (2^-53 ~ 1.1e-16); below ~1e-16 none
+# (the decision is rounding noise around 0, no better than the majority class), and below
+# ~1e-290 the oracle's masses were NaN. The oracle itself is exact for any eta in (0, MAX_ETA].
+MIN_ETA = 1e-12
 _SPLIT = 134217729.0  # 2^27 + 1, Dekker's splitter
 LOG_TINY = -700.0  # probabilities below exp(LOG_TINY) are set to 0 (see _push)
 

@@ -151,8 +151,11 @@ def _example_table(a, d, sign):
     ``N`` of ``x = a d`` over positives/negatives as double-doubles; and ``q``.
 
     ``q = 2^e >= sum_i |x_i| 2^-51``, so ``sum_i |n_i| <= 2^51 + m/2``: every prefix sum of the
-    ``n_i``, and the difference of two, is an exact float64 integer. ``P`` and ``N`` follow
-    from ``T = sum n_i`` and ``S = sum sign_i n_i`` (exact) as ``q (T -+ S)/2`` plus residuals.
+    ``n_i``, and the difference of two, is an exact float64 integer. ``e >= -1000``: for a tiny
+    ``sum |x|`` (``eta`` below ~1e-286) a subnormal ``q`` would make ``1/q`` infinite (NaN
+    masses; a division by zero at ``eta = 5e-324``); the larger ``q`` only makes the ``n_i`` 0.
+    ``P`` and ``N`` follow from ``T = sum n_i`` and ``S = sum sign_i n_i`` (exact) as
+    ``q (T -+ S)/2`` plus residuals.
     One row is one cache line for the sweep's gathers. The first loop avoids calls and
     reductions so that it vectorises: ``exp(+-v)`` is Cody-Waite reduction ``v = k ln2 + r`` and
     the degree-13 Taylor polynomial split into even and odd parts, ``exp(+-r) = E(r^2) +- r
@@ -163,7 +166,7 @@ def _example_table(a, d, sign):
     """
     m = d.shape[0]
     total = _sum_abs(d) * abs(a) * (1.0 + 1e-12)  # above the exact sum of |x_i|
-    q = 1.0 if total == 0.0 else math.ldexp(1.0, math.frexp(total)[1] - 51)
+    q = 1.0 if total == 0.0 else math.ldexp(1.0, max(math.frexp(total)[1] - 51, -1000))
     inv_q = 1.0 / q  # a power of two: scaling by it is exact
     n_ = np.empty(m)
     res = np.empty(m)

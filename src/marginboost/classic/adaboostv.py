@@ -31,6 +31,7 @@ Ctrl-C (:mod:`marginboost.core.interrupts`) and the BLAS threads.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -51,8 +52,19 @@ ADABOOSTV_HISTORY = ("round",) + ADABOOSTV_COLUMNS + ("time",)
 
 
 def adaboostv_rounds(m: int, eps: float) -> int:
-    """``floor(2 ln(m) / eps^2) + 1``: after this many rounds AdaBoost*_nu's margin exceeds ``min gamma - eps``."""
-    return math.floor(2.0 * math.log(m) / eps**2) + 1
+    """``floor(2 ln(m) / eps^2) + 1``: after this many rounds AdaBoost*_nu's margin exceeds ``min gamma - eps``.
+
+    Any ``eps > 0``: where ``eps^2`` underflows (``eps < 1.5e-154``) or the quotient overflows a
+    float, the bound is the exact (huge) integer, computed in rationals, not a
+    ``ZeroDivisionError`` or ``OverflowError``.
+    """
+    if not eps > 0.0:
+        raise ValueError(f"eps must be > 0, got {eps!r}")
+    square = eps**2
+    bound = 2.0 * math.log(m) / square if square > 0.0 else math.inf
+    if math.isfinite(bound):
+        return math.floor(bound) + 1
+    return math.floor(Fraction(2.0 * math.log(m)) / Fraction(eps) ** 2) + 1
 
 
 class AdaBoostVLoop(RoundLoop):
@@ -104,6 +116,12 @@ class AdaBoostVLoop(RoundLoop):
             return RoundOutcome(None, stop=Status.NO_EDGE)
         self.hypotheses.append(h)
         alpha = math.atanh(edge) - math.atanh(rho)
+        if not alpha > 0.0:
+            # eps below the resolution of the edge (eps < ulp(edge)/2, ~1e-17): rho rounds back to
+            # edge and the difference cancels to 0, making every coefficient 0 (0/0 below). The
+            # same step without the cancellation: atanh(a) - atanh(b) = atanh((a - b)/(1 - a b)),
+            # with a - b = (edge - best_edge) + eps (> 0) in exact arithmetic.
+            alpha = math.atanh(((edge - best_edge) + self.eps) / (1.0 - edge * rho))
         old_total = sum(self.alphas)
         self.alphas.append(alpha)
         F = F + alpha * u  # a new array: the committed state holds the old one

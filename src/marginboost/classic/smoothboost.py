@@ -30,6 +30,7 @@ Ctrl-C (:mod:`marginboost.core.interrupts`) and the BLAS threads.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -49,8 +50,20 @@ SMOOTHBOOST_HISTORY = ("round",) + SMOOTHBOOST_COLUMNS + ("time",)
 
 
 def smoothboost_rounds(kappa: float, gamma: float) -> int:
-    """``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``: SmoothBoost's bound on rounds (edges >= 2 gamma)."""
-    return math.ceil(2.0 / (kappa * gamma**2 * math.sqrt(1.0 - gamma)))
+    """``ceil(2 / (kappa gamma^2 sqrt(1 - gamma)))``: SmoothBoost's bound on rounds (edges >= 2 gamma).
+
+    Any ``kappa > 0`` and ``0 < gamma < 1``: where the denominator underflows (``gamma`` or
+    ``kappa`` = 5e-324) or the quotient overflows a float, the bound is the exact (huge)
+    integer, computed in rationals, not a ``ZeroDivisionError`` or ``OverflowError``.
+    """
+    if not (kappa > 0.0 and 0.0 < gamma < 1.0):
+        raise ValueError(f"smoothboost_rounds needs kappa > 0 and 0 < gamma < 1, got kappa={kappa!r}, gamma={gamma!r}")
+    root = math.sqrt(1.0 - gamma)
+    denominator = kappa * gamma**2 * root
+    bound = 2.0 / denominator if denominator > 0.0 else math.inf
+    if math.isfinite(bound):
+        return math.ceil(bound)
+    return math.ceil(Fraction(2) / (Fraction(kappa) * Fraction(gamma) ** 2 * Fraction(root)))
 
 
 class SmoothBoostLoop(RoundLoop):

@@ -56,8 +56,10 @@ def capped_simplex_kl_projection(
         Margins ``U @ w`` of the current ensemble.
     nu : float in [1, m]
         Capping parameter; every ``d_i <= 1/nu``.
-    eta : float > 0
-        Inverse temperature of the entropy regulariser.
+    eta : float > 0, finite
+        Inverse temperature of the entropy regulariser. Any finite value works (1e300
+        included); ``inf`` is refused: ``0 * inf`` makes the masses NaN (all zero, or a
+        division by zero).
     weights : array of shape (m,), positive, summing to m, optional
         Example weights ``s`` (sample weights scaled to mean 1). They make example ``i`` count
         as ``s_i`` copies: caps become ``s_i/nu`` and the entropy is relative to ``s/m``,
@@ -68,8 +70,8 @@ def capped_simplex_kl_projection(
     q = np.require(q, dtype=np.float64, requirements=["C", "W"])
     m = q.shape[0]
     _check_nu(nu, m)
-    if not eta > 0:
-        raise ValueError(f"eta must be > 0, got {eta!r}")
+    if not 0 < eta < math.inf:
+        raise ValueError(f"eta must be a finite number > 0, got {eta!r}")
     if weights is None:
         return _kl_capped(q, float(eta), float(nu), np.empty(0), False)
     s = np.require(weights, dtype=np.float64, requirements=["C", "W"])

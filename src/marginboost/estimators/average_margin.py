@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from marginboost.average_margin.frank_wolfe import STEPS, STOPS, average_margin_boost, stump_eta
-from marginboost.average_margin.nzdd import MAX_ETA
+from marginboost.average_margin.nzdd import MAX_ETA, MIN_ETA
 from marginboost.average_margin.nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
@@ -95,10 +95,16 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
     eps : float > 0, default=0.01
         Target accuracy: at convergence the soft margin of ``w`` is within ``eps`` of the
         optimum over all stumps.
-    eta : 'exact', 'stump_bound' or float > 0, default='exact'
+    eta : 'exact', 'stump_bound' or float in [1e-12, 1e9], default='exact'
         ``'exact'``: ``2 ln|H_S| / eps`` with ``|H_S|`` the NZDD's path count (Lemma 3.1);
         ``'stump_bound'``: ``2 ln(2p(m+1)) / eps`` (003 section 3.1); a float: that value (the
-        eps guarantee needs at least the exact one). At most ``nzdd.MAX_ETA``.
+        eps guarantee needs at least the exact one). At most ``nzdd.MAX_ETA`` = 1e9 and at
+        least ``nzdd.MIN_ETA`` = 1e-12, also where derived from ``eps`` (else ``ValueError``,
+        naming ``eps``): the output weights ``w_h ~ exp(eta d @ u_h)`` are uniform up to a
+        relative ``2 eta``, and the uniform vote over all stumps (each with its negation) is 0,
+        so the classifier lives in that deviation; at 1e-12 it keeps about four digits above
+        double rounding, below ~1e-16 none (the decision is rounding noise, no better than the
+        majority class; at ``eps = 1e300`` or ``eta = 1e-300`` it was NaN everywhere).
     step : 'classic', 'line_search' or 'short_step', default='classic'
         FW step: ``2/(t+2)`` (Algorithm 1), exact line search on ``F`` (about ten oracle
         calls a round), or the eta-smoothness step ``min(1, gap / (eta ||s - d||_1^2))``.
@@ -152,7 +158,7 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
     _parameter_constraints: dict = {
         "nu": [Interval(numbers.Real, 0, None, closed="neither")],
         "eps": [Interval(numbers.Real, 0, None, closed="neither")],
-        "eta": [StrOptions({"exact", "stump_bound"}), Interval(numbers.Real, 0, MAX_ETA, closed="right")],
+        "eta": [StrOptions({"exact", "stump_bound"}), Interval(numbers.Real, MIN_ETA, MAX_ETA, closed="both")],
         "step": [StrOptions(set(STEPS))],
         "stop": [StrOptions(set(STOPS))],
         "min_weight": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -232,6 +238,10 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         if self.eta_ > MAX_ETA:
             raise ValueError(f"eta = {self.eta_:.3g} (from eps={self.eps!r}) exceeds {MAX_ETA:g}, beyond which "
                              f"the average margin is inaccurate even in log space: raise eps")
+        if self.eta_ < MIN_ETA:  # only from eps: a float eta is checked with the parameters
+            raise ValueError(f"eta = {self.eta_:.3g} (from eps={self.eps!r}) is below {MIN_ETA:g}, where the stumps' "
+                             f"weights exp(eta d @ u_h) are uniform to within rounding and their vote does not "
+                             f"classify: lower eps (at most {self.eps * self.eta_ / MIN_ETA:.3g} on this data)")
         eta = self.eta_
         # The best edge costs about one stump call a round: computed only where it decides the stop.
         max_edge = nzdd.max_edge if self.stop == "certified" else None

@@ -64,7 +64,10 @@ class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"weights_": Vector(), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    # The weights are non-negative by definition (LP weights, SmoothBoost 1/t, AdaBoostV alpha_t >= 0);
+    # AdaBoostV alone may weigh a perfectly wrong hypothesis -1 (its "perfect" stop): see there.
+    _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(),
+                    "status_": Text()}
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
 
@@ -254,7 +257,11 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
     Parameters
     ----------
     eps : float in (0, 1), default=0.1
-        Accuracy (``nu`` in the paper).
+        Accuracy (``nu`` in the paper). Any value in the range fits: the first step is about
+        ``eps / (1 - gamma_1^2)``, so a tiny ``eps`` (1e-300, 5e-324) keeps the rounds on the
+        first hypotheses, whose vote is the model. (Below ~1e-17 ``rho_t`` rounds back to the
+        edge; the step is then taken as ``atanh(eps / (1 - gamma_t rho_t))``, which it equals,
+        instead of the difference of two equal numbers: it was 0, and 0/0 a ZeroDivisionError.)
     weak_learner, max_depth : as in :class:`TotalBoostClassifier`.
     max_iter : int >= 1, default=1000
         Maximum number of rounds. For the paper's guarantee pass
@@ -283,6 +290,9 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
         **_ClassicBoostClassifier._parameter_constraints,
         "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
     }
+    # A hypothesis perfectly wrong under its distribution (edge -1) is the whole model, with
+    # weight -1 (the 'perfect' stop): AdaBoostV's weights may be negative there.
+    _model_state = {**_ClassicBoostClassifier._model_state, "weights_": Vector()}
 
     def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=1000,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,

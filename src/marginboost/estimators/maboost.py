@@ -25,20 +25,22 @@ and ``n_iter_``, ``status_``, ``history_`` hold one entry per class. ``predict_p
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
+from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning,
+                                         weighted_vote)
 from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.mirror.bregman import REGULARIZERS
-from marginboost.mirror.maboost import (MADABOOST_STEPS, UPDATES, VARIANTS, adaboost, maboost, madaboost,
-                                        mirror_ascent_boost)
+from marginboost.mirror.maboost import (MADABOOST_STEPS, MAX_LEARNING_RATE, UPDATES, VARIANTS, adaboost, maboost,
+                                        madaboost, mirror_ascent_boost)
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
@@ -71,7 +73,8 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
     """
 
     _parameter_constraints: dict = {
-        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        # (0, 2): at 2 and above no round is guaranteed to make progress (mirror.maboost.MAX_LEARNING_RATE)
+        "learning_rate": [Interval(numbers.Real, 0, MAX_LEARNING_RATE, closed="neither")],
         "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -116,7 +119,33 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         self.coef_ = result.weights
         self.distribution_ = result.distribution
         self.margin_ = float(result.margins.min())
+        if self.learning_rate > 1.0:
+            self._warn_if_worse_than_majority(result)
         return self
+
+    def _warn_if_worse_than_majority(self, result) -> None:
+        """``learning_rate`` in (1, 2) lengthens every step beyond the one of the guarantee
+        (AdaBoost's line-search step, the rate of 002 Theorem 1); towards 2 the steps overshoot
+        and the vote can classify the training set worse than the constant majority class
+        (AdaBoost with stumps at ``learning_rate = 1.999999``: 11% accuracy on breast cancer,
+        whose majority class is 63%). Say so rather than pass silently. The training part and
+        its replication weights are the loop's (early stopping holds some rows out)."""
+        y, s = result.loop.y, result.loop.parts.base
+        s = np.ones_like(y) if s is None else s
+        margins = result.margins
+        wrong = np.where(y > 0, margins <= 0.0, margins < 0.0)  # decision 0 predicts classes_[0]
+        total = float(s.sum())
+        error = float(s @ wrong) / total
+        minority = min(float(s[y > 0].sum()), float(s[y < 0].sum())) / total
+        if error > minority:
+            warnings.warn(
+                f"{type(self).__name__}: the model misclassifies {error:.3g} of the training set, more than the "
+                f"{minority:.3g} the constant majority class does: learning_rate={self.learning_rate!r} "
+                "> 1 lengthens every step beyond the guarantee's, and towards 2 the steps overshoot. Lower "
+                "learning_rate (1 is AdaBoost's and MABoost's own step).",
+                DegenerateModelWarning,
+                stacklevel=4,
+            )
 
     def _check_secondary(self, mask, eval_set) -> None:
         """The secondary set must be the one a warm start continues with, and early stopping
@@ -189,8 +218,13 @@ class MABoostClassifier(_MirrorBoostClassifier):
         is guaranteed to fall to ``lambda``, not below.
     sparsity : float in [0, 1), default=0.5
         ``c`` of SparseBoost's l1 factor ``alpha_t = c eta_t gamma_t ||z_t||_1 / 2``.
-    learning_rate : float > 0, default=1.0
-        Multiplies every ``eta_t`` (the R package's ``nu``; Theorem 1's rate needs 1).
+    learning_rate : float in (0, 2), default=1.0
+        Multiplies every ``eta_t`` (the R package's ``nu``; Theorem 1's rate needs 1). Below 2:
+        there the per-round gain of the regret bound, ``(lr - lr^2/2) gamma_t^2 ||x_t||^2 / L``,
+        vanishes (:data:`marginboost.mirror.maboost.MAX_LEARNING_RATE`); far above, one step
+        erased every correctly classified example and the vote was worse than the majority
+        class. Above 1 a fit whose vote errs on more training examples than the majority class
+        warns (``DegenerateModelWarning``).
     weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100
@@ -282,8 +316,9 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
         :class:`~marginboost.AverageMarginBoostClassifier`): ``eta_t = gamma_t ||x_t||_1 / m``
         (002 Theorem 5: O(1/(eps^2 gamma^2)) rounds) or the original MadaBoost's
         ``1/2 ln((1 + gamma_t)/(1 - gamma_t))``; ``learning_rate`` multiplies either.
-    learning_rate : float > 0, default=1.0
-        Multiplies every ``eta_t``.
+    learning_rate : float in (0, 2), default=1.0
+        Multiplies every ``eta_t``; below 2 and with the same warning above 1 as in
+        :class:`MABoostClassifier` (:data:`marginboost.mirror.maboost.MAX_LEARNING_RATE`).
     weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100
@@ -347,8 +382,9 @@ class AdaBoostClassifier(_MirrorBoostClassifier):
 
     Parameters
     ----------
-    learning_rate : float > 0, default=1.0
-        Multiplies every ``eta_t``.
+    learning_rate : float in (0, 2), default=1.0
+        Multiplies every ``eta_t``; below 2 and with the same warning above 1 as in
+        :class:`MABoostClassifier` (:data:`marginboost.mirror.maboost.MAX_LEARNING_RATE`).
     weak_learner : 'tree' (default), 'stump', a WeakLearner, or a scikit-learn classifier
     max_depth : int >= 1, default=2
     max_iter : int >= 1, default=100

@@ -38,7 +38,7 @@ from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, 
 from marginboost.soft_margin import algorithms
 from marginboost.soft_margin.algorithms import Assembly
 from marginboost.soft_margin.fw_rules import FW_RULES
-from marginboost.soft_margin.objectives import entropy_eta
+from marginboost.soft_margin.objectives import MIN_EPS, entropy_eta
 from marginboost.soft_margin.scheme import HISTORY_COLUMNS
 from marginboost.soft_margin.secondary import SECONDARY_RULES
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
@@ -67,8 +67,13 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassi
     ----------
     nu : int or float, default=0.1
         Capping parameter (see the module docstring for count vs fraction).
-    eps : float > 0, default=0.01
+    eps : float >= 1e-300, default=0.01
         Target accuracy: the fit stops with soft margin >= g - eps, g the smallest edge seen.
+        At least 1e-300 (:data:`marginboost.soft_margin.objectives.MIN_EPS`): there
+        ``eta = 2 ln(m/nu)/eps`` is still a finite double for any ``m`` up to 2^63 (at most
+        ~8.8e301); at ``eps = 5e-324`` it overflowed to inf and the entropy projection divided
+        by zero. (An ``eps`` below ~1e-16 is finer than double precision resolves in margins of
+        size 1: such a fit runs to ``max_iter``, with a working model.)
     weak_learner : 'tree', 'stump', a WeakLearner, or a scikit-learn classifier, default='tree'
     max_depth : int >= 1, default=2
         Depth of the 'tree' weak learner (2 in the paper's experiments).
@@ -113,7 +118,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassi
 
     _parameter_constraints: dict = {
         "nu": [Interval(numbers.Real, 0, None, closed="neither")],
-        "eps": [Interval(numbers.Real, 0, None, closed="neither")],
+        "eps": [Interval(numbers.Real, MIN_EPS, None, closed="left")],
         "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],

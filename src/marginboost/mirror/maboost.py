@@ -58,6 +58,23 @@ from marginboost.mirror.bregman import REGULARIZERS, mirror_map
 UPDATES = ("active", "lazy")
 VARIANTS = ("normal", "maxmargin", "smooth", "combined", "sparse")
 MADABOOST_STEPS = ("paper", "adaboost")
+# learning_rate lies in (0, MAX_LEARNING_RATE). At 2 and above no round makes progress in the
+# analysis of any assembly here: AdaBoost's step lr * atanh(gamma) has the normaliser
+# Z = sqrt(1 - gamma^2) cosh((lr - 1) atanh(gamma)) >= 1, so the exponential loss and the
+# training-error bound prod_t Z_t stop falling; and the per-round gain of the regret bound
+# (002 eq. 13, Theorems 1 and 5), eta_t ||x_t|| gamma_t - eta_t^2 L / 2 with eta_t = lr gamma_t
+# ||x_t|| / L, is (lr - lr^2/2) gamma_t^2 ||x_t||^2 / L <= 0. Far above, one step erases every
+# example its hypothesis gets right (exp(-2 eta_t) underflows): at lr = 1e10 AdaBoost and MABoost
+# kept a vote worse than the majority class; at lr ~ 1e307 the steps overflowed (NaN decisions).
+MAX_LEARNING_RATE = 2.0
+
+
+def _check_learning_rate(learning_rate: float) -> None:
+    """``ValueError`` unless ``0 < learning_rate < 2`` (:data:`MAX_LEARNING_RATE`: why 2)."""
+    if not 0.0 < learning_rate < MAX_LEARNING_RATE:
+        raise ValueError(f"learning_rate must be > 0 and < {MAX_LEARNING_RATE:g} (at {MAX_LEARNING_RATE:g} and above "
+                         f"no round is guaranteed to make progress), got {learning_rate!r}")
+
 
 # One row per round t: the distribution w_t handed to the weak learner, and the ensemble
 # f_t = sum_{s <= t} eta_s h_s after the update that follows. The driver adds 'round' (t)
@@ -354,7 +371,8 @@ def maboost(m: int, regularizer: str = "entropy", update: str = "active", varian
                    (our reading of 002 eq. 16 / eq. 37).
 
     ``smoothness`` is ``lambda`` in (0, 1]; ``secondary`` a boolean mask of length ``m``;
-    ``sample_weight`` replication weights (positive; see the module docstring).
+    ``sample_weight`` replication weights (positive; see the module docstring);
+    ``learning_rate`` in (0, 2) multiplies every ``eta_t`` (:data:`MAX_LEARNING_RATE`: why 2).
     """
     if regularizer not in REGULARIZERS:
         raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {regularizer!r}")
@@ -366,8 +384,7 @@ def maboost(m: int, regularizer: str = "entropy", update: str = "active", varian
         raise ValueError(f"smoothness must lie in (0, 1], got {smoothness!r}")
     if not 0.0 <= sparsity < 1.0:
         raise ValueError(f"sparsity must lie in [0, 1), got {sparsity!r}")
-    if not learning_rate > 0.0:
-        raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    _check_learning_rate(learning_rate)
     s = _replication(sample_weight, m)
     L = 1.0 if regularizer == "entropy" else float(m)
     uniform = np.full(m, 1.0 / m) if s is None else s / m
@@ -410,8 +427,7 @@ def adaboost(m: int, learning_rate: float = 1.0, sample_weight: np.ndarray | Non
     It differs from entropy MABoost ('normal', ``eta_t = gamma_t``) in the step only, so it
     is the like-for-like baseline of the time per round: same loop, same bookkeeping.
     """
-    if not learning_rate > 0.0:
-        raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    _check_learning_rate(learning_rate)
     s = _replication(sample_weight, m)
     return MirrorAscent("entropy", "active", _simplex_projection("entropy", base=s), AdaBoostStep(learning_rate),
                         np.full(m, 1.0 / m) if s is None else s / m, base=s)
@@ -437,8 +453,7 @@ def madaboost(m: int, step: str = "paper", learning_rate: float = 1.0,
     """
     if step not in MADABOOST_STEPS:
         raise ValueError(f"step must be one of {MADABOOST_STEPS}, got {step!r}")
-    if not learning_rate > 0.0:
-        raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}")
+    _check_learning_rate(learning_rate)
     s = _replication(sample_weight, m)
     rule = EdgeStep(float(m), learning_rate) if step == "paper" else AdaBoostStep(learning_rate)
     if s is None:
@@ -452,6 +467,7 @@ __all__ = [
     "AdaBoostStep",
     "EdgeStep",
     "HISTORY_COLUMNS",
+    "MAX_LEARNING_RATE",
     "MaxMarginStep",
     "MirrorAscent",
     "MirrorAscentLoop",

@@ -73,15 +73,27 @@ def relative_entropy_to_uniform(d: np.ndarray, weights: np.ndarray | None = None
     return float(value)
 
 
+# The smallest eps for which eta = 2 ln(m/nu)/eps is a finite double for every m up to 2^63
+# (2 ln(2^63) / 1e-300 = 8.8e301): below it eta overflows to inf (eps = 5e-324 does at m = 2).
+MIN_EPS = 1e-300
+
+
 def entropy_eta(m: int, nu: float, eps: float) -> float:
     """The regularisation strength ``eta = 2 ln(m/nu) / eps`` of 000 (Lemma 3, Theorem 3).
 
     At ``nu = m`` the formula gives 0, but then ``P(m, nu)`` is the single uniform point and
     any ``eta`` gives the same distribution; we return ``max(eta, 1)`` so that ``1/eta`` stays
     finite. A larger ``eta`` than the formula's never weakens the guarantee (Lemma 1 needs
-    ``eta >= 2 ln(m/nu)/eps``).
+    ``eta >= 2 ln(m/nu)/eps``). ``ValueError`` where ``eta`` is no finite double (an ``eps``
+    below :data:`MIN_EPS` may overflow it), rather than an ``inf`` that the projection cannot use.
     """
-    return max(2.0 * math.log(m / nu) / eps, 1.0)
+    if not eps > 0.0:
+        raise ValueError(f"eps must be > 0, got {eps!r}")
+    eta = max(2.0 * math.log(m / nu) / eps, 1.0)
+    if not math.isfinite(eta):
+        raise ValueError(f"eps={eps!r} is too small: eta = 2 ln(m/nu)/eps = 2 ln({m}/{nu:g})/eps overflows a "
+                         f"double; eps must be at least {MIN_EPS:g}")
+    return eta
 
 
 class SoftMargin:

@@ -36,6 +36,7 @@ The loop is :class:`SoftBoostLoop`, run by the round driver
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -64,8 +65,19 @@ _STOP_TOL = 1e-9
 
 
 def iteration_bound(m: int, nu: float, delta: float) -> int:
-    """``ceil(2 ln(m/nu) / delta^2)``: the most rounds TotalBoost (``nu = 1``) or SoftBoost take."""
-    return max(math.ceil(2.0 * math.log(m / nu) / delta**2), 1)
+    """``ceil(2 ln(m/nu) / delta^2)``: the most rounds TotalBoost (``nu = 1``) or SoftBoost take.
+
+    Any ``delta > 0``: where ``delta^2`` underflows (``delta < 1.5e-154``) or the quotient
+    overflows a float, the bound is the exact (huge) integer, computed in rationals, not a
+    ``ZeroDivisionError`` or ``OverflowError``.
+    """
+    if not delta > 0.0:
+        raise ValueError(f"delta must be > 0, got {delta!r}")
+    square = delta**2
+    bound = 2.0 * math.log(m / nu) / square if square > 0.0 else math.inf
+    if math.isfinite(bound):
+        return max(math.ceil(bound), 1)
+    return max(math.ceil(Fraction(2.0 * math.log(m / nu)) / Fraction(delta) ** 2), 1)
 
 
 class SoftBoostLoop(RoundLoop):
