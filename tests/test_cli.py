@@ -177,6 +177,7 @@ def test_bench_runs_and_rejects_unknown_names(tmp_path, capsys):
     ("bench-fw", "marginboost.experiments.fw_experiments.run_fw_experiments"),
     ("bench-ma", "marginboost.experiments.ma_experiments.run_ma_experiments"),
     ("bench-nzdd", "marginboost.experiments.nzdd_experiments.run_nzdd_experiments"),
+    ("bench-worst-case", "marginboost.experiments.worst_case.run_worst_case"),
 ])
 def test_quick_bench_writes_to_a_new_folder_not_over_the_committed_results(tmp_path, capsys, monkeypatch,
                                                                           command, runner):
@@ -323,3 +324,39 @@ def test_the_readme_ringnorm_example_runs_and_converges(tmp_path, capsys):
     code, out, err = run(capsys, *argv)
     assert code == 0, err
     assert "status converged" in out and (tmp_path / "ring.json").is_file()
+
+
+# ----------------------------------------------------------------------------- issue 19
+def test_bench_resume_goes_on_where_the_last_sitting_stopped(tmp_path, capsys, monkeypatch):
+    argv = ["bench", "--datasets", "heart", "--boosters", "lpboost", "--nu", "0.2", "0.4", "--folds", "0",
+            "--max-time", "5", "--canon", "none", "--peers", "none", "--out", str(tmp_path)]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and (tmp_path / "fits.jsonl").is_file()
+    code, out, _ = run(capsys, *argv, "--resume")
+    assert code == 0 and "2 finished fits" in out and "[1/" not in out and "(complete)" in out
+    code, _, err = run(capsys, *argv[:-2], "--out", str(tmp_path), "--nu", "0.3", "--resume")
+    assert code == 2 and "other parameters" in err
+    code, _, err = run(capsys, "bench", "--quick", "--resume")
+    assert code == 2 and "--resume --quick needs --out" in err
+
+
+def test_bench_worst_case_table_shows_m_over_2_against_2(tmp_path, capsys):
+    """Paper 000, section 5: LPBoost needs about m/2 iterations on the worst case, MLPBoost and
+    ERLPBoost 2 (the hypotheses they add; a round more for the call that proves the gap)."""
+    import json
+
+    code, out, err = run(capsys, "bench-worst-case", "--m", "8", "24", "--out", str(tmp_path))
+    assert code == 0, err
+    assert "m = 24: rounds LPBoost 14, MLPBoost (SS) 3, MLPBoost (PFW) 3, ERLPBoost 3" in out
+    table = (tmp_path / "worst_case.md").read_text()
+    assert "| 24 | 12 | 14 (13) | 3 (2) | 3 (2) | 3 (2) | 2 |" in table and "The claim holds at 2 of 2 sizes." in table
+    assert "- Command: `" in table and "- Versions: marginboost" in table
+    rows = json.loads((tmp_path / "worst_case.json").read_text())["rows"]
+    for m in (8, 24):
+        mine = {r["booster"]: r for r in rows if r["m"] == m}
+        assert mine["lpboost"]["hypotheses"] >= m // 2
+        assert all(r["hypotheses"] == 2 for k, r in mine.items() if k != "lpboost")
+        assert all(r["status"] == "converged" and r["optimum_minus_margin"] <= 0.01 for r in mine.values())
+    assert (tmp_path / "worst_case.png").is_file() and (tmp_path / "worst_case.csv").is_file()
+    code, _, err = run(capsys, "bench-worst-case", "--m", "7", "--out", str(tmp_path))
+    assert code == 2 and "even number" in err

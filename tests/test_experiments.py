@@ -305,3 +305,162 @@ def test_library_peers_fit_and_count_their_trees(key):
     assert first["test_error"] == second["test_error"] and first["train_error"] == second["train_error"]
     assert first["rounds"] is not None and 1 <= first["rounds"] <= 100
     assert first["test_error"] < 0.3 and first["train_error"] < 0.2
+
+
+# ----------------------------------------------------------------------------- issue 19: resumable runs
+RESUME = {"datasets": ["heart", "thyroid"], "boosters": ["lpboost", "mlpboost_ss"], "peers": ["adaboost"],
+          "canon": ["totalboost"], "nus": (0.2, 0.4), "folds": 2, "subsample": 60, "max_time": 5.0,
+          "figures": False, "progress": None}
+
+
+class _FakeFits:
+    """Deterministic stand-ins for the runner's fit functions (no fitting), counting each fit;
+    ``fail_at``: the call number (1-based, warm-up excluded) that raises KeyboardInterrupt
+    in the middle of its fit, as Ctrl-C would."""
+
+    def __init__(self, monkeypatch, fail_at=None):
+        import marginboost.experiments.benchmark as bench
+        from marginboost.experiments import runner
+
+        self.calls, self.fail_at, self._record = [], fail_at, runner._record
+        monkeypatch.setattr(bench, "run_booster", self.booster)
+        monkeypatch.setattr(bench, "run_peer", self.peer)
+        monkeypatch.setattr(bench, "run_canon", self.canon)
+        monkeypatch.setattr(bench, "run_cv_fold", self.cv_fold)
+
+    def _call(self, key):
+        if key[1] == "warm-up":
+            return
+        self.calls.append(key)
+        if self.fail_at is not None and len(self.calls) == self.fail_at:
+            raise KeyboardInterrupt
+
+    @staticmethod
+    def _value(*key):
+        return (sum(map(ord, json.dumps(key))) % 97) / 97.0
+
+    def _fill(self, rec, key):
+        v = self._value(*key)
+        rec.update({"rounds": 10 + int(100 * v), "status": "converged", "seconds": 0.5 + v, "soft_margin": v / 10,
+                    "test_error": v / 2, "train_error": v / 3, "gap": 0.001})
+        return rec
+
+    def booster(self, key, split, nu, eps, max_time, max_iter=None, curve=False):
+        self._call(("booster", split.dataset, key, nu))
+        return self._fill(self._record(split, key, "booster", nu, nu * split.info["m_train"], eps, max_time),
+                          ("b", split.dataset, key, nu))
+
+    def peer(self, key, split, seed, nu, eps, max_time):
+        self._call(("peer", split.dataset, key, nu))
+        return self._fill(self._record(split, key, "peer", nu, None, None, None), ("p", split.dataset, key, nu))
+
+    def canon(self, key, split, nu, eps, max_time, max_iter, seed):
+        self._call(("canon", split.dataset, key, nu))
+        rec = self._fill(self._record(split, key, "canon", nu, None, eps, max_time), ("c", split.dataset, key, nu))
+        rec.update({"margin_kind": "hard", "margin": 0.01, "n_hypotheses": 3})
+        return rec
+
+    def cv_fold(self, key, split, fold, indices, nu, eps, max_time, max_iter=None):
+        self._call(("cv", split.dataset, key, nu, fold))
+        v = self._value("cv", split.dataset, key, nu, fold)
+        return {"dataset": split.dataset, "booster": key, "nu": nu, "fold": fold,
+                "m_fold_train": int(len(indices[0])), "rounds": 5, "status": "converged", "seconds": v,
+                "error": round(v, 2)}
+
+
+def _tables(out):
+    """Every table file of a run, CSV without its metadata line, markdown from its first table row
+    (what precedes it is provenance: date, command, load)."""
+    files = {}
+    for path in sorted(out.glob("*.csv")):
+        files[path.name] = path.read_text().split("\n", 1)[1]
+    for path in sorted(out.glob("*.md")):
+        text = path.read_text()
+        files[path.name] = text[text.index("| data set | source"):].split("\n", 3)[3]  # below the data set table
+    return files
+
+
+@pytest.mark.parametrize("fail_at", [1, 7, 15, 28])  # 28 fits in all: 14 per set
+def test_resume_runs_every_finished_fit_once_and_writes_the_same_tables(tmp_path, monkeypatch, fail_at):
+    whole = _FakeFits(monkeypatch)
+    run_benchmark(**RESUME, out_dir=tmp_path / "whole")
+    assert len(whole.calls) == len(set(whole.calls)) == 28
+
+    first = _FakeFits(monkeypatch, fail_at=fail_at)  # Ctrl-C in the middle of fit number fail_at
+    out = tmp_path / "parts"
+    assert run_benchmark(**RESUME, out_dir=out)["state"] == "interrupted"
+    assert first.calls == whole.calls[:fail_at]
+    journal = [json.loads(line) for line in (out / "fits.jsonl").read_text().splitlines()]
+    assert sum(e["type"] == "fit" for e in journal) == fail_at - 1  # every finished fit, not the interrupted one
+
+    second = _FakeFits(monkeypatch)
+    results = run_benchmark(**RESUME, out_dir=out, resume=True)
+    assert results["state"] == "complete"
+    assert second.calls == whole.calls[fail_at - 1:]  # the finished ones never again, the interrupted one anew
+    assert _tables(out) == _tables(tmp_path / "whole")
+    assert len(results["metadata"]["sittings"]) == 2
+    assert "Sittings (2;" in (out / "table2.md").read_text()
+
+
+def test_resume_with_other_parameters_is_refused_and_a_torn_line_is_dropped(tmp_path, monkeypatch):
+    fits = _FakeFits(monkeypatch, fail_at=5)
+    run_benchmark(**RESUME, out_dir=tmp_path)
+    with pytest.raises(ValueError, match=r"other parameters \(nus: "):
+        run_benchmark(**{**RESUME, "nus": (0.2, 0.3)}, out_dir=tmp_path, resume=True)
+    journal = tmp_path / "fits.jsonl"
+    good = journal.read_text()
+    journal.write_text(good + '{"type": "fit", "key": "[\\"booster\\", \\"heart')  # a kill in mid-write
+    fits.calls.clear()
+    fits.fail_at = None
+    results = run_benchmark(**{**RESUME, "budget": 50.0}, out_dir=tmp_path, resume=True)  # the budget may change
+    assert results["state"] == "complete" and len(fits.calls) == len(set(fits.calls))
+    assert fits.calls[0] == ("peer", "heart", "adaboost", None)  # the 5th fit, interrupted, runs again
+    lines = journal.read_text().splitlines()
+    assert all(json.loads(line) for line in lines)  # the torn line was cut, the file reads whole
+    # without resume, a new run replaces the journal
+    fits.calls.clear()
+    run_benchmark(**RESUME, out_dir=tmp_path)
+    assert len(fits.calls) == sum(json.loads(line)["type"] == "fit" for line in journal.read_text().splitlines())
+
+
+def test_resume_after_ctrl_c_with_real_fits_gives_the_uninterrupted_numbers(tmp_path):
+    small = {"datasets": ["heart"], "boosters": ["lpboost", "mlpboost_ss"], "peers": ["adaboost"], "canon": [],
+             "nus": (0.2, 0.4), "folds": 2, "subsample": 120, "max_time": 20.0, "seed": 3, "figures": False}
+    whole = run_benchmark(**small, out_dir=tmp_path / "whole", progress=None)
+
+    def progress(line):
+        if line.startswith("[3/"):
+            raise KeyboardInterrupt
+
+    first = run_benchmark(**small, out_dir=tmp_path / "parts", progress=progress)
+    assert first["state"] == "interrupted" and len(first["runs"]) == 3
+    lines = []
+    again = run_benchmark(**small, out_dir=tmp_path / "parts", progress=lines.append, resume=True)
+    assert again["state"] == "complete" and "resuming from" in lines[0] and "3 finished fits" in lines[0]
+    assert not any(line.startswith(("[1/", "[2/", "[3/")) for line in lines)  # not run again
+
+    def strip(obj):
+        if isinstance(obj, dict):
+            return {k: strip(v) for k, v in obj.items() if k not in TIME_KEYS}
+        if isinstance(obj, list):
+            return [strip(v) for v in obj]
+        return obj
+
+    for key in ("datasets", "runs", "cv", "cv_choice"):
+        assert strip(again[key]) == strip(json.loads(json.dumps(whole[key]))), key
+    # the first sitting's records are kept as they were written, timings included
+    assert [r["seconds"] for r in again["runs"][:3]] == [r["seconds"] for r in first["runs"]]
+
+
+def test_the_papers_three_other_sets_run_with_the_papers_numbers_beside(tmp_path, monkeypatch):
+    _FakeFits(monkeypatch)
+    results = run_benchmark(**{**RESUME, "datasets": ["thyroid", "flare_solar", "image"]}, out_dir=tmp_path)
+    rows = {(r["dataset"], r["booster"]): r for r in table2_rows(results)}
+    assert rows[("thyroid", "lpboost")]["paper_seconds"] == 0.70
+    assert rows[("image", "mlpboost_ss")]["paper_seconds"] == 32.01
+    assert rows[("flare_solar", "lpboost")]["paper_shape"] == (144, 10)
+    table2, table3 = (tmp_path / "table2.md").read_text(), (tmp_path / "table3.md").read_text()
+    assert "| thyroid | 42 x 5 | 215 x 6 |" in table2 and "| image | 42 x 18 | 2086 x 19 |" in table2
+    for text in (table2, table3):
+        assert "Data sets that differ from the paper's" in text and "- flare_solar: KEEL's flare-F" in text
+    assert "| 0.09 |" in table3  # thyroid's LPBoost error in the paper's Table 3

@@ -1,4 +1,5 @@
-"""The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma, bench-nzdd.
+"""The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma, bench-nzdd,
+bench-worst-case.
 
 ``fit --booster NAME`` fits any classifier of the package (:data:`BOOSTERS`) and ``--model``
 writes it in the one model format of :mod:`marginboost.io.model_io`, which ``predict`` reads. The named
@@ -14,9 +15,13 @@ that the file can be written before any work starts.
 ``predict`` reads a labelled file as ``fit`` does, or a CSV file of features only: one without
 ``--label-column`` whose number of columns is the model's number of features.
 
-``bench --quick`` (and ``bench-fw``, ``bench-ma``, ``bench-nzdd --quick``) without ``--out``
-writes to a new folder ``<command>-quick-<date>-<time>`` in the current directory, never over
-the full results the repository keeps in ``benchmarks/results/``.
+``bench --quick`` (and ``bench-fw``, ``bench-ma``, ``bench-nzdd``, ``bench-worst-case --quick``)
+without ``--out`` writes to a new folder ``<command>-quick-<date>-<time>`` in the current
+directory, never over the full results the repository keeps in ``benchmarks/results/``.
+
+``bench --resume`` goes on with the run whose ``fits.jsonl`` is in ``--out``: fits recorded
+there as finished are not run again (:mod:`marginboost.experiments.journal`), so a run of hours
+can be done in several sittings, each ended by Ctrl-C or a kill.
 
 ``demo`` fits on ``wdbc``, scikit-learn's Wisconsin diagnostic breast cancer set
 (``load_breast_cancer``, 569 x 30), which is not the bundled ``breast_cancer`` (KEEL's
@@ -338,18 +343,22 @@ def cmd_bench(args) -> int:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(args.blas_threads)
+    if args.resume and args.quick and args.out is None:
+        raise UsageError("--resume --quick needs --out: a quick run without it writes to a new folder each time")
     out = _out_dir(args, "bench")
     result = run_benchmark(datasets=args.datasets, boosters=args.boosters, nus=args.nu, eps=args.eps,
                            max_time=args.max_time, folds=args.folds, seed=args.seed, out_dir=out,
                            quick=args.quick, progress=print, budget=args.budget,
-                           canon=_none_is_empty(args.canon), peers=_none_is_empty(args.peers))
+                           canon=_none_is_empty(args.canon), peers=_none_is_empty(args.peers),
+                           resume=args.resume)
     print(f"results written to {out} ({result['state']})")
     return 130 if result["state"] == "interrupted" else 0
 
 
 # Each bench command's --out without --quick: where the repository keeps its full results.
 FULL_RESULTS = {"bench": "benchmarks/results/paper", "bench-fw": "benchmarks/results/fwboost",
-                "bench-ma": "benchmarks/results/maboost", "bench-nzdd": "benchmarks/results/nzdd"}
+                "bench-ma": "benchmarks/results/maboost", "bench-nzdd": "benchmarks/results/nzdd",
+                "bench-worst-case": "benchmarks/results/worst_case"}
 
 
 def _out_dir(args, command: str) -> Path:
@@ -408,6 +417,17 @@ def cmd_bench_nzdd(args) -> int:
     out = _out_dir(args, "bench-nzdd")
     run_nzdd_experiments(out, quick=args.quick, datasets=args.datasets, max_time=args.max_time,
                          seed=args.seed, progress=print)
+    print(f"results written to {out}")
+    return 0
+
+
+def cmd_bench_worst_case(args) -> int:
+    """``marginboost bench-worst-case``: rounds of LPBoost against MLPBoost and ERLPBoost on the worst case
+    (paper 000, section 5; :mod:`.experiments.worst_case`); returns 0."""
+    from marginboost.experiments.worst_case import run_worst_case
+
+    out = _out_dir(args, "bench-worst-case")
+    run_worst_case(out, sizes=args.m, eps=args.eps, quick=args.quick, progress=print)
     print(f"results written to {out}")
     return 0
 
@@ -471,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     bench = sub.add_parser("bench", help="reproduce the paper's tables and figures (data sets x boosters x nu)")
-    bench.add_argument("--datasets", nargs="+", default=None, help="default: all bundled sets (quick: a few)")
+    bench.add_argument("--datasets", nargs="+", default=None, help="default: the paper's 13 sets (quick: two)")
     bench.add_argument("--boosters", nargs="+", default=None, help="default: the paper's boosters and peers")
     bench.add_argument("--peers", nargs="+", default=None,
                        help="naive_lpboost adaboost gradient_boosting xgboost lightgbm (default: every one "
@@ -491,7 +511,21 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--out", default=None, help=f"output folder (default {FULL_RESULTS['bench']}; with --quick "
                                                     "a new folder bench-quick-<date>-<time> here)")
     bench.add_argument("--quick", action="store_true", help="a small subset, under 2 minutes")
+    bench.add_argument("--resume", action="store_true",
+                       help="go on with the run recorded in --out's fits.jsonl (same options; --budget may "
+                            "differ): finished fits are not run again")
     bench.set_defaults(func=cmd_bench)
+
+    bench_wc = sub.add_parser("bench-worst-case", help="paper 000's worst case for LPBoost: its rounds (about m/2) "
+                                                       "against MLPBoost's and ERLPBoost's (about 2) as m grows")
+    bench_wc.add_argument("--m", nargs="+", type=int, default=None,
+                          help="sample sizes, even (default 16 32 ... 2048; quick 8 16 32 64)")
+    bench_wc.add_argument("--eps", type=float, default=None, help="the boosters' tolerance (default 0.01, the paper's)")
+    bench_wc.add_argument("--out", default=None,
+                          help=f"output folder (default {FULL_RESULTS['bench-worst-case']}; with --quick a new "
+                               "folder bench-worst-case-quick-<date>-<time> here)")
+    bench_wc.add_argument("--quick", action="store_true", help="m up to 64: a second or two")
+    bench_wc.set_defaults(func=cmd_bench_worst_case)
 
     bench_ma = sub.add_parser("bench-ma", help="paper 002's MABoost experiments: training error, sparsity, "
                               "label noise, trusted subset")

@@ -4,7 +4,8 @@ and peers (scikit-learn boosting, XGBoost/LightGBM if installed, a naive linprog
 
 One entry point, :func:`run_benchmark`; the parts: :mod:`.runner` (one fit, one record),
 :mod:`.peers`, :mod:`.tables`, :mod:`.figures`, :mod:`.paper` (the paper's numbers),
-:mod:`.metadata` (provenance).
+:mod:`.metadata` (provenance), :mod:`.journal` (the record of finished fits that ``resume`` reads).
+:mod:`.worst_case` is section 5's worst case for LPBoost (``marginboost bench-worst-case``).
 """
 from marginboost.experiments.benchmark import ALL_DATASETS, PAPER_NUS, QUICK, run_benchmark
 from marginboost.experiments.figures import make_figures

@@ -283,6 +283,7 @@ def metadata_markdown(results) -> str:
     lines = [
         f"- State: **{results['state']}**" + (" (only the runs below finished)" if unfinished else ""),
         *meta.provenance_lines(md),
+        *_sittings_lines(md),
         f"- Parameters: eps = {prm['eps']}, nu = {', '.join(_nu_key(n) + 'm' for n in prm['nus'])} "
         f"(m = size of the sample fitted on), depth-{prm['max_depth']} trees, "
         f"max_time = {prm['max_time']} s per fit at most, total budget = {prm.get('budget', '-')} s "
@@ -300,6 +301,26 @@ def metadata_markdown(results) -> str:
         lines.append(f"| {name} | {info['source']} | {info['m']} x {info['p']} | {info['subsample'] or '-'} "
                      f"| {info['m_train']} / {info['m_test']} | {_fmt(limit, '.3g')} | `{info['sha256']}` |")
     return "\n".join(lines) + "\n"
+
+
+def _sittings_lines(md) -> list[str]:
+    """A bullet listing the sittings of a resumed run (none for a run of one sitting)."""
+    sittings = md.get("sittings") or []
+    if len(sittings) < 2:
+        return []
+    return [f"- Sittings ({len(sittings)}; the fits of each are in `fits.jsonl`, the command above is the last): "
+            + "; ".join(f"{k}. {s.get('date')}, `{s.get('command')}`"
+                        + (f", git {s['git_commit']}" if s.get("git_commit") else "")
+                        for k, s in enumerate(sittings, 1))]
+
+
+def data_notes_markdown(results) -> str:
+    """Where a data set of the run is not the paper's (:data:`.paper.DATA_NOTES`), one line each."""
+    notes = [(name, paper.DATA_NOTES[name]) for name in results["datasets"] if name in paper.DATA_NOTES]
+    if not notes:
+        return ""
+    return "\n".join(["Data sets that differ from the paper's (see `marginboost.io.datasets`):", ""]
+                     + [f"- {name}: {note}" for name, note in notes]) + "\n"
 
 
 def table2_markdown(results) -> str:
@@ -331,7 +352,9 @@ def table2_markdown(results) -> str:
                 line += f" {_paper_cell(paper.paper_time(dataset, k))} |"
         out.append(line)
     ratios = mlpboost_vs_lpboost_markdown(results)
-    return "\n".join(out) + "\n" + ("\n" + ratios if ratios else "")
+    notes = data_notes_markdown(results)
+    return ("\n".join(out) + "\n" + ("\n" + notes if notes else "")
+            + ("\n" + ratios if ratios else ""))
 
 
 def table3_markdown(results) -> str:
@@ -374,7 +397,8 @@ def table3_markdown(results) -> str:
             line += f" {cell} |"
         out.append(line)
     gaps = peer_gap_markdown(results)
-    return "\n".join(out) + "\n" + ("\n" + gaps if gaps else "")
+    notes = data_notes_markdown(results)
+    return "\n".join(out) + "\n" + ("\n" + notes if notes else "") + ("\n" + gaps if gaps else "")
 
 
 PEER_MARGIN = 0.02  # issue target: each booster's test error within this of the best peer's
