@@ -1,8 +1,7 @@
 """The round driver: the one place that runs boosting rounds.
 
 Every boosting loop of the package is a :class:`RoundLoop`: a ``step`` that computes one round
-from the state committed by the round before, and a ``result`` that builds the fit from a
-committed state. :func:`run_rounds` owns everything else, once for all of them:
+from the state the round before returned, and a ``result`` that builds the fit from a state. :func:`run_rounds` owns everything else, once for all of them:
 
 * the round count (``max_rounds``) and the wall-clock limit (``max_time``, checked after every
   committed round, so a fit always ends on a model);
@@ -41,7 +40,8 @@ import numpy as np
 from marginboost.core.interrupts import keep_interrupted
 from marginboost.core.threads import single_blas_thread
 
-__all__ = ["FitResult", "continue_rounds", "RoundLoop", "RoundOutcome", "RoundRecord", "Status", "WeightsPath", "run_rounds"]
+__all__ = ["FitResult", "RoundLoop", "RoundOutcome", "RoundRecord", "Status", "WeightsPath", "continue_rounds",
+           "run_rounds"]
 
 
 class Status(str, Enum):
@@ -219,8 +219,9 @@ class _Progress:
 def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = None, state=None,
                first_round: int = 1, callbacks=(), verbose: int = 0, name: str | None = None,
                history: dict | None = None, weights_path: WeightsPath | None = None) -> FitResult:
-    """Drive ``loop`` from the committed ``state`` (None: a fresh fit) for at most ``max_rounds``
-    rounds, numbered from ``first_round``, and return ``loop.result`` of the last committed state.
+    """Drive ``loop`` from ``state`` (None: a fresh fit) for at most ``max_rounds`` rounds, numbered
+    from ``first_round``, and return ``loop.result`` of the last state a step returned (after
+    Ctrl-C: of the last committed one).
 
     ``callbacks``: callables ``fn(record: RoundRecord)`` run after every committed round; one that
     returns True (or a :class:`Status`) stops the fit there (status ``'callback'``, or that one).
