@@ -12,10 +12,11 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.base import eval_pair
+from marginboost.estimators.base import eval_pair, weighted_vote
 from marginboost.estimators.compat import available_if
 from marginboost.weak_learners.ensemble_outputs import output_matrix
-from marginboost.estimators.multiclass import predicted_index, probabilities
+from marginboost.estimators.multiclass import per_class, predicted_index, probabilities
+from marginboost.io.model_codecs import NO_STAGES
 
 
 def check_two_classes(n_classes: int, where: str) -> None:
@@ -111,3 +112,29 @@ class BinaryClassifierMixin:
         :class:`sklearn.calibration.CalibratedClassifierCV`.
         """
         return probabilities(self.decision_function(X), self._probability_link())
+
+
+class WeightedVoteMixin:
+    """A classifier whose model is ``f(x) = sum_j weights_[j] h_j(x)`` in [-1, 1] (weights on the
+    simplex, ``weights_path_`` the weights after every round): its decision function, staged
+    decision function and probability link ``(1 + f) / 2``. Put before
+    :class:`BinaryClassifierMixin`."""
+
+    def _probability_link(self):
+        return vote_probability
+
+    @per_class
+    def decision_function(self, X) -> np.ndarray:
+        """``f(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        return weighted_vote(self.hypotheses_, self.weights_, validate_data(self, X, dtype=np.float64, reset=False))
+
+    @per_class
+    def staged_decision_function(self, X):
+        """Yield ``f_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
+        check_is_fitted(self)
+        if self.weights_path_ is None:
+            raise ValueError(NO_STAGES)
+        outputs = hypothesis_outputs(self, X)
+        for w in self.weights_path_:
+            yield outputs[:, : w.shape[0]] @ w

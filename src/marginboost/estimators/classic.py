@@ -34,23 +34,22 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from marginboost.classic.adaboostv import adaboostv
 from marginboost.classic.smoothboost import smoothboost
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
-from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
+from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
-from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.multiclass import one_vs_rest
 from marginboost.estimators.soft_margin import resolve_nu
-from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.totally_corrective.softboost import softboost
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
-from marginboost.weak_learners.ensemble_outputs import output_matrix
 
 
-class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
-                              BaseEstimator):
+class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin, BinaryClassifierMixin,
+                              ClassifierMixin, BaseEstimator):
     """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y, options)``.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the
@@ -97,25 +96,6 @@ class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
     def _margin(self, result) -> float:
         """The smallest training margin of the fit (its loop's own)."""
         return float(result.margins.min())
-
-    def _probability_link(self):
-        return vote_probability
-
-    @per_class
-    def decision_function(self, X) -> np.ndarray:
-        """``f(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
-        check_is_fitted(self)
-        return weighted_vote(self.hypotheses_, self.weights_, validate_data(self, X, dtype=np.float64, reset=False))
-
-    @per_class
-    def staged_decision_function(self, X):
-        """Yield ``f_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
-        check_is_fitted(self)
-        if self.weights_path_ is None:
-            raise ValueError(NO_STAGES)
-        outputs = output_matrix(self.hypotheses_, validate_data(self, X, dtype=np.float64, reset=False))
-        for w in self.weights_path_:
-            yield outputs[:, : w.shape[0]] @ w
 
 
 class TotalBoostClassifier(_ClassicBoostClassifier):

@@ -25,16 +25,15 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from marginboost.core.rounds import Status
-from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning,
-                                         weighted_vote)
-from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs, vote_probability
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning
+from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
-from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.multiclass import one_vs_rest
 from marginboost.estimators.sample_weights import positive_weights
-from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.soft_margin import algorithms
 from marginboost.soft_margin.algorithms import Assembly
 from marginboost.soft_margin.fw_rules import FW_RULES
@@ -59,8 +58,8 @@ def resolve_nu(nu, m: int) -> float:
     return value
 
 
-class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
-                                 BaseEstimator):
+class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin, BinaryClassifierMixin,
+                                 ClassifierMixin, BaseEstimator):
     """Base class: a soft-margin booster of 000 behind the scikit-learn classifier API.
 
     Parameters
@@ -202,24 +201,6 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassi
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         return algorithms.run(self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, weights=weights,
                               **options)
-
-    def _probability_link(self):
-        return vote_probability
-
-    @per_class
-    def decision_function(self, X) -> np.ndarray:
-        """``H(x) = sum_j w_j h_j(x)`` in [-1, 1]; positive means ``classes_[1]``."""
-        check_is_fitted(self)
-        return weighted_vote(self.hypotheses_, self.weights_, validate_data(self, X, dtype=np.float64, reset=False))
-
-    @per_class
-    def staged_decision_function(self, X):
-        """Yield ``H_t(X)`` after every round ``t`` (one array per row of ``history_``)."""
-        outputs = hypothesis_outputs(self, X)
-        if self.weights_path_ is None:
-            raise ValueError(NO_STAGES)
-        for w in self.weights_path_:
-            yield outputs[:, : w.shape[0]] @ w
 
 
 class LPBoostClassifier(_SoftMarginBoostClassifier):
