@@ -256,3 +256,18 @@ def test_warm_refit_of_a_finished_fit_changes_nothing(cancer):
             warnings.simplefilter("error")  # no spurious warning either
             est.fit(X, y)
         assert (est.status_, est.n_iter_, len(est.history_["round"])) == (status, n_iter, rows)
+
+
+def test_early_stopping_survives_a_nan_score():
+    from marginboost.core.rounds import RoundRecord
+    from marginboost.estimators.base import EarlyStopping
+
+    stopper = EarlyStopping(np.zeros((3, 1)), np.zeros(3), lambda y, f: float("nan"), patience=2)
+    record = lambda r: RoundRecord(r, {}, None, lambda: ([], np.zeros(0), 0.0))  # noqa: E731
+    assert [stopper(record(r)) for r in (1, 2, 3)] == [None, None, Status.EARLY_STOPPING]
+    assert stopper.best_round == 1
+    scores = iter([float("nan"), 0.5, 0.4])  # a real score after a NaN one is an improvement
+    stopper = EarlyStopping(np.zeros((3, 1)), np.zeros(3), lambda y, f: next(scores), patience=5)
+    for r in (1, 2, 3):
+        stopper(record(r))
+    assert (stopper.best_round, stopper.best_score) == (2, 0.5)

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import numbers
-from itertools import compress
 import warnings
+from itertools import compress
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -107,8 +107,10 @@ class EarlyStopping:
         f = offset + self._outputs[:, :n] @ np.asarray(weights, dtype=np.float64)
         value = float(self.score(self.y, f))
         self.scores.append(value)
-        if value > self.best_score:
+        if value > self.best_score:  # a NaN score never improves
             self.best_score, self.best_round = value, record.round
+        elif self.best_round is None:
+            self.best_round = record.round
         elif record.round - self.best_round >= self.patience:
             return Status.EARLY_STOPPING
         return None
