@@ -66,16 +66,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, regression_eval_set,
-                                         weighted_vote)
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
-from marginboost.estimators.failed_fit import unfitted_on_failure
+from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
-from marginboost.functional.losses import LOSSES, check_targets, loss_probability, resolve_loss
+from marginboost.functional.losses import LOSSES, check_targets, resolve_loss
 from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
-from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.estimators.sample_weights import positive_weights
 from marginboost.weak_learners import resolve_weak_learner
 from marginboost.weak_learners.regression import resolve_regression_learner
 
@@ -148,7 +145,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
             yield self.offset_ + outputs[:, :k] @ (alpha * factor[:k])
 
 
-class FWBoostRegressor(RegressorMixin, _FWBoostBase):
+class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase):
     """FWBoost for regression (001 Algorithms 2-5); see the module docstring for parameters.
 
     init : 'constant' (default: ``offset = argmin_c L(c)``, e.g. the mean for the squared
@@ -191,26 +188,8 @@ class FWBoostRegressor(RegressorMixin, _FWBoostBase):
     def _initial(self) -> str:
         return self.init
 
-    @unfitted_on_failure
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Fit on ``(X, y)``, ``y`` real (NaN rejected); ``sample_weight`` scales each example's loss
-        (examples of weight 0 are left out). ``eval_set = (X_val, y_val)``: the held-out set of
-        ``early_stopping``."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        X, y, s = positive_weights(sample_weight, X, np.asarray(y, dtype=np.float64), by_mean=True)
-        return self._boost(X, y, s, regression_eval_set(self, eval_set))
 
-    def predict(self, X) -> np.ndarray:
-        """``F(x) = offset_ + sum_j coef_[j] h_j(x)``."""
-        return self._decision(X)
-
-    def staged_predict(self, X):
-        """Yield ``F_t(X)`` after every update ``t = 1, ..., n_iter_``."""
-        yield from self._staged(X)
-
-
-class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
+class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
     """FWBoost for classification, labels mapped to ``y in {-1, +1}`` (``classes_[1]`` is +1)
     and ``F_0 = 0``. With ``loss='exponential'``, ``variant='C'`` it is AdaBoost.FW (001
     Algorithm 6; :func:`marginboost.functional.fwboost.adaboost_fw` is the same fit written as reweighting).
@@ -242,27 +221,3 @@ class FWBoostClassifier(BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
-
-    @one_vs_rest
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
-        ``sample_weight`` scales each example's loss (examples of weight 0 are left out);
-        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        _, y_pm = self._binary_targets(y)
-        X, y_pm, s = positive_weights(sample_weight, X, y_pm, check=self._two_classes_left, by_mean=True)
-        return self._boost(X, y_pm, s, self._binary_eval_set(eval_set))
-
-    def _probability_link(self):
-        return loss_probability(self.loss)
-
-    @per_class
-    def decision_function(self, X) -> np.ndarray:
-        """``F(x)``; positive means ``classes_[1]``."""
-        return self._decision(X)
-
-    @per_class
-    def staged_decision_function(self, X):
-        """Yield ``F_t(X)`` after every update ``t = 1, ..., n_iter_``."""
-        yield from self._staged(X)

@@ -75,13 +75,10 @@ from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
-from marginboost.estimators.failed_fit import unfitted_on_failure
-from marginboost.estimators.base import regression_eval_set
-from marginboost.estimators.sample_weights import positive_weights
+from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.gbm import LEAF_UPDATES, gbm
-from marginboost.functional.losses import LOSSES, loss_probability, resolve_loss
+from marginboost.functional.losses import LOSSES, resolve_loss
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real
-from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.weak_learners.regression import resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
@@ -141,7 +138,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
             yield F[:, t]
 
 
-class GBMRegressor(RegressorMixin, _GBMBase):
+class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase):
     """Gradient boosting for regression; parameters in the module docstring.
 
     Defaults: squared loss, ``leaf_update='mean'`` (plain GBM: the tree fit to the negative
@@ -169,25 +166,8 @@ class GBMRegressor(RegressorMixin, _GBMBase):
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
 
-    @unfitted_on_failure
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Fit on ``(X, y)``, ``y`` real; ``sample_weight`` scales each example's loss (examples of
-        weight 0 are left out). ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        X, y, s = positive_weights(sample_weight, X, np.asarray(y, dtype=np.float64), by_mean=True)
-        return self._boost(X, y, s, regression_eval_set(self, eval_set))
 
-    def predict(self, X) -> np.ndarray:
-        """``F(x) = init_ + learning_rate * sum_t h_t(x)``."""
-        return self._decision(X)
-
-    def staged_predict(self, X):
-        """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
-        yield from self._staged(X)
-
-
-class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
+class GBMClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _GBMBase):
     """Gradient boosting for classification, labels mapped to ``y in {-1, +1}``
     (``classes_[1]`` is +1); parameters in the module docstring.
 
@@ -221,27 +201,3 @@ class GBMClassifier(BinaryClassifierMixin, ClassifierMixin, _GBMBase):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
-
-    @one_vs_rest
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Fit on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
-        ``sample_weight`` scales each example's loss (examples of weight 0 are left out);
-        ``eval_set = (X_val, y_val)``: the held-out set of ``early_stopping``."""
-        self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
-        _, y_pm = self._binary_targets(y)
-        X, y_pm, s = positive_weights(sample_weight, X, y_pm, check=self._two_classes_left, by_mean=True)
-        return self._boost(X, y_pm, s, self._binary_eval_set(eval_set))
-
-    def _probability_link(self):
-        return loss_probability(self.loss)
-
-    @per_class
-    def decision_function(self, X) -> np.ndarray:
-        """``F(x)``; positive means ``classes_[1]``."""
-        return self._decision(X)
-
-    @per_class
-    def staged_decision_function(self, X):
-        """Yield ``F_t(X)`` after every round ``t = 1, ..., n_iter_``."""
-        yield from self._staged(X)
