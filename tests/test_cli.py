@@ -1,4 +1,5 @@
 """The command line: fit / predict round trip, and one-line errors with exit status 2."""
+import math
 from pathlib import Path
 
 import numpy as np
@@ -338,6 +339,21 @@ def test_bench_resume_goes_on_where_the_last_sitting_stopped(tmp_path, capsys, m
     assert code == 2 and "other parameters" in err
     code, _, err = run(capsys, "bench", "--quick", "--resume")
     assert code == 2 and "--resume --quick needs --out" in err
+
+
+def test_bench_max_time_aborted_reaches_the_run(tmp_path, capsys, monkeypatch):
+    """--max-time-aborted SECONDS (default: run_benchmark's own, 60 s) and 'inf'; a bad value is a usage error."""
+    import marginboost.experiments as experiments
+
+    calls = []
+    monkeypatch.setattr(experiments, "run_benchmark", lambda **kw: calls.append(kw) or {"state": "complete"})
+    for extra, expected in (([], None), (["--max-time-aborted", "30"], 30.0),
+                            (["--max-time-aborted", "inf"], math.inf)):
+        code, _, err = run(capsys, "bench", "--datasets", "heart", "--out", str(tmp_path), *extra)
+        assert code == 0 and calls[-1]["max_time_aborted"] == expected, err
+    monkeypatch.undo()
+    code, _, err = run(capsys, "bench", "--datasets", "heart", "--max-time-aborted", "0", "--out", str(tmp_path))
+    assert code == 2 and "max_time_aborted must be > 0" in err
 
 
 def test_bench_worst_case_table_shows_m_over_2_against_2(tmp_path, capsys):

@@ -6,6 +6,7 @@ import json
 import math
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -160,7 +161,8 @@ def test_timeout_is_marked(tmp_path):
     assert run["status"] == "TIMEOUT"
     (row,) = table2_rows(results)
     assert row["status"] == "TIMEOUT 1/1" and row["lower_bound"]
-    assert "**TIMEOUT 1/1**" in (tmp_path / "table2.md").read_text()
+    # the paper aborted heart's C-ERLPBoost too ('>1e3'): not a miss of ours, and marked so
+    assert "TIMEOUT 1/1 _(aborted, as the paper)_" in (tmp_path / "table2.md").read_text()
     assert ">= " in (tmp_path / "table2.md").read_text()
     assert pd.read_csv(tmp_path / "runs.csv", comment="#")["status"].tolist() == ["TIMEOUT"]
 
@@ -464,3 +466,242 @@ def test_the_papers_three_other_sets_run_with_the_papers_numbers_beside(tmp_path
     for text in (table2, table3):
         assert "Data sets that differ from the paper's" in text and "- flare_solar: KEEL's flare-F" in text
     assert "| 0.09 |" in table3  # thyroid's LPBoost error in the paper's Table 3
+
+
+# ------------------------------------------------------- issue 19: the cells the paper aborted
+class _LimitedFakeFits(_FakeFits):
+    """:class:`_FakeFits` that records each fit's time limit and reports TIMEOUT for the boosters
+    in ``timeout`` (a fit at its limit), as a slow booster would."""
+
+    def __init__(self, monkeypatch, timeout=(), fail_at=None):
+        super().__init__(monkeypatch, fail_at)
+        self.limits, self.timeout = {}, set(timeout)
+
+    def booster(self, key, split, nu, eps, max_time, max_iter=None, curve=False):
+        rec = super().booster(key, split, nu, eps, max_time, max_iter, curve)
+        if split.dataset != "warm-up":
+            self.limits[("booster", split.dataset, key, nu)] = max_time
+        if key in self.timeout:
+            rec.update({"status": "TIMEOUT", "seconds": max_time})
+        return rec
+
+    def cv_fold(self, key, split, fold, indices, nu, eps, max_time, max_iter=None):
+        if split.dataset != "warm-up":
+            self.limits[("cv", split.dataset, key, nu, fold)] = max_time
+        return super().cv_fold(key, split, fold, indices, nu, eps, max_time, max_iter)
+
+
+# heart: the paper aborted C-ERLPBoost ('>1e3') and finished LPBoost and PFW
+ABORTED = {**RESUME, "datasets": ["heart"], "boosters": ["lpboost", "cerlpboost", "pfw"], "peers": [], "canon": [],
+           "cv_boosters": ["lpboost", "cerlpboost"], "max_time_aborted": 0.5}
+
+
+def test_the_shorter_limit_applies_only_to_the_cells_the_paper_aborted(tmp_path, monkeypatch):
+    fits = _LimitedFakeFits(monkeypatch)
+    results = run_benchmark(**ABORTED, out_dir=tmp_path)
+    assert results["metadata"]["parameters"]["max_time_aborted"] == 0.5
+    assert results["datasets"]["heart"]["max_time"] == 5.0
+    assert fits.limits  # every Table 2 fit and CV fold: 3 boosters x 2 nus, 2 boosters x 2 nus x 2 folds
+    assert len(fits.limits) == 3 * 2 + 2 * 2 * 2
+    for key, limit in fits.limits.items():
+        assert limit == (0.5 if key[2] == "cerlpboost" else 5.0), key
+    text = (tmp_path / "table2.md").read_text()
+    assert "max_time_aborted = 0.5 s per fit at most in the cells the paper aborted" in text
+    # a cell becomes 'aborted' by the paper's table alone: make the paper's PFW cell a bound
+    row = paper.TABLE2["heart"]
+    monkeypatch.setitem(paper.TABLE2, "heart", (row[0], row[1], row[2][:3] + (">1e3",) + row[2][4:]))
+    fits = _LimitedFakeFits(monkeypatch)
+    run_benchmark(**ABORTED, out_dir=tmp_path / "pfw")
+    assert {key[2] for key, limit in fits.limits.items() if limit == 0.5} == {"cerlpboost", "pfw"}
+    # no cap: every fit gets the data set's limit
+    fits = _LimitedFakeFits(monkeypatch)
+    results = run_benchmark(**{**ABORTED, "max_time_aborted": math.inf}, out_dir=tmp_path / "inf")
+    assert set(fits.limits.values()) == {5.0} and results["metadata"]["parameters"]["max_time_aborted"] is None
+    with pytest.raises(ValueError, match="max_time_aborted must be > 0"):
+        run_benchmark(**{**ABORTED, "max_time_aborted": 0.0}, out_dir=tmp_path / "zero")
+
+
+def test_cell_time_limit():
+    from marginboost.experiments.benchmark import DEFAULT_MAX_TIME_ABORTED, cell_time_limit
+
+    assert cell_time_limit(600.0, 60.0, "twonorm", "cerlpboost") == 60.0  # '>1e4' in the paper
+    assert cell_time_limit(600.0, 60.0, "waveform", "pfw") == 60.0
+    assert cell_time_limit(600.0, 60.0, "twonorm", "pfw") == 600.0  # the paper finished it
+    assert cell_time_limit(30.0, 60.0, "heart", "ss_only") == 30.0  # the data set's limit is lower
+    assert cell_time_limit(600.0, 60.0, "my_data", "cerlpboost") == 600.0  # not a set of the paper
+    assert DEFAULT_MAX_TIME_ABORTED == 60.0
+
+
+def test_a_timeout_where_the_paper_aborted_reads_otherwise_than_where_it_finished(tmp_path, monkeypatch):
+    _LimitedFakeFits(monkeypatch, timeout=("cerlpboost", "lpboost"))
+    run_benchmark(**{**ABORTED, "folds": 0}, out_dir=tmp_path)
+    text = (tmp_path / "table2.md").read_text()
+    line = next(x for x in text.splitlines() if x.startswith("| heart |") and "| 270 x 14 |" in x)
+    cells = [c.strip() for c in line.split("|")[1:-1]]  # data set, shape, paper shape, then (ours, paper) x 3
+    lp, fw, pfw = cells[3], cells[5], cells[7]
+    assert lp.endswith("**TIMEOUT 2/2**") and "aborted" not in lp and cells[4] == "10.03"
+    assert fw.endswith("TIMEOUT 2/2 _(aborted, as the paper)_") and "**" not in fw and cells[6] == "> 10^3"
+    assert "TIMEOUT" not in pfw
+    assert ("Cells the paper finished: 2, of which 1 with a TIMEOUT here: heart LPBoost (TIMEOUT 2/2). "
+            "Cells the paper aborted: 1, of which 0 converged here at every nu.") in text
+    t2 = pd.read_csv(tmp_path / "table2.csv", comment="#").set_index("booster")
+    assert t2["paper_aborted"].to_dict() == {"lpboost": False, "cerlpboost": True, "pfw": False}
+    assert "[section5.md](section5.md)" in text and (tmp_path / "section5.md").is_file()
+
+
+def test_resume_keeps_the_shorter_limit_and_refuses_another(tmp_path, monkeypatch):
+    first = _LimitedFakeFits(monkeypatch, fail_at=5)
+    assert run_benchmark(**ABORTED, out_dir=tmp_path)["state"] == "interrupted"
+    second = _LimitedFakeFits(monkeypatch)
+    results = run_benchmark(**ABORTED, out_dir=tmp_path, resume=True)
+    assert results["state"] == "complete"
+    assert second.calls[0] == first.calls[-1] and not set(second.calls) & set(first.calls[:-1])  # finished: reused
+    for key, limit in {**first.limits, **second.limits}.items():
+        assert limit == (0.5 if key[2] == "cerlpboost" else 5.0), key
+    assert [r["max_time"] for r in results["runs"] if r["booster"] == "cerlpboost"] == [0.5, 0.5]
+    with pytest.raises(ValueError, match=r"other parameters \(max_time_aborted: 0.5 there, 1.0 now\)"):
+        run_benchmark(**{**ABORTED, "max_time_aborted": 1.0}, out_dir=tmp_path, resume=True)
+    # the default is a value like any other: a run started with it resumes without naming it
+    default = {k: v for k, v in ABORTED.items() if k != "max_time_aborted"}
+    run_benchmark(**default, out_dir=tmp_path / "default")
+    again = _LimitedFakeFits(monkeypatch)
+    run_benchmark(**{**default, "max_time_aborted": 60.0}, out_dir=tmp_path / "default", resume=True)
+    assert again.calls == []
+
+
+# ------------------------------------------------------------ issue 19: section 5's claims
+@pytest.mark.parametrize("seconds, cut, other, other_cut, verdict", [
+    (1.0, False, 2.0, False, "holds"), (3.0, False, 2.0, False, "fails"), (2.0, False, 2.0, False, "fails"),
+    (1.0, False, 2.0, True, "holds"),  # the other's true mean is larger still
+    (3.0, False, 2.0, True, "undecided"),  # the other's true mean may exceed 3
+    (3.0, True, 2.0, False, "fails"),  # ours is larger still
+    (1.0, True, 2.0, False, "undecided"), (1.0, True, 2.0, True, "undecided"), (3.0, True, 2.0, True, "undecided"),
+])
+def test_faster_verdict_reads_timeouts_as_lower_bounds(seconds, cut, other, other_cut, verdict):
+    from marginboost.experiments.tables import faster_verdict
+
+    assert faster_verdict(seconds, cut, other, other_cut) == verdict
+
+
+@pytest.mark.parametrize("counts, verdict", [
+    ((3, 0, 0), "reproduced"), ((2, 1, 0), "reproduced"), ((2, 0, 1), "reproduced"),
+    ((1, 1, 1), "undecided"), ((2, 0, 2), "undecided"), ((1, 2, 0), "not reproduced"),
+    ((1, 1, 0), "not reproduced"), ((0, 0, 0), "undecided"),
+])
+def test_claim_verdict_is_a_majority_that_undecided_cases_cannot_overturn(counts, verdict):
+    from marginboost.experiments.tables import claim_verdict
+
+    assert claim_verdict(*counts) == verdict
+
+
+def _curve(updates, status="converged", points=12):
+    """A run record with the curve :func:`~marginboost.experiments.runner.curve_of` would keep for
+    ``updates`` (one letter per round: I init, F, B, N the stopping round), sampled at ``points`` rounds."""
+    count = np.cumsum([u == "B" for u in updates])
+    rows = sampled_rounds(len(updates), points)
+    return {"status": status, "curve": {"round": (rows + 1).tolist(), "n_secondary": count[rows].tolist()}}
+
+
+def _hand_results(cells, curves=()):
+    """A results dict with one timing run per (data set, booster) cell: ``cells`` maps it to
+    ``(seconds, status)``; ``curves``: (data set, booster, run with a curve) for Figure 4."""
+    from marginboost.experiments import metadata
+
+    datasets = sorted({d for d, _ in cells} | {d for d, _, _ in curves})
+    runs = [{"dataset": d, "booster": b, "label": b, "kind": "booster", "phase": "timing", "nu": 0.1, "rounds": 10,
+             "status": status, "seconds": seconds, "soft_margin": 0.1} for (d, b), (seconds, status) in cells.items()]
+    runs += [{"dataset": d, "booster": b, "label": b, "kind": "booster", "phase": "timing", "nu": 0.1, "rounds": 10,
+              "seconds": 1.0, "soft_margin": 0.1, **run} for d, b, run in curves]
+    parameters = {"boosters": ["lpboost", "erlpboost", "cerlpboost", "mlpboost_ss"], "peers": [], "nus": [0.1],
+                  "eps": 0.01, "max_time": 5.0, "max_time_aborted": 1.0, "budget": None, "folds": 0, "seed": 0,
+                  "subsample": None, "quick": False, "max_depth": 2, "test_size": 0.3}
+    info = {"source": "hand-made", "m": 143, "p": 5, "subsample": None, "m_train": 100, "m_test": 43, "sha256": "x"}
+    return {"state": "complete", "datasets": {d: info for d in datasets}, "runs": runs,
+            "metadata": metadata.collect(parameters)}
+
+
+def test_section5_verdicts_on_hand_made_results():
+    from marginboost.experiments.tables import section5_verdicts
+
+    ok, cut = "converged", "TIMEOUT"
+    results = _hand_results({
+        # heart: MLPB. (SS) faster than FW, slower than ERLPB.; LPBoost the fastest
+        ("heart", "lpboost"): (0.5, ok), ("heart", "erlpboost"): (1.0, ok), ("heart", "cerlpboost"): (3.0, ok),
+        ("heart", "mlpboost_ss"): (2.0, ok),
+        # german: FW cut below MLPB. (SS)'s time (undecided), LPBoost cut below the others' (undecided)
+        ("german", "lpboost"): (0.5, cut), ("german", "erlpboost"): (1.0, ok), ("german", "cerlpboost"): (1.5, cut),
+        ("german", "mlpboost_ss"): (2.0, ok),
+        # diabetes: FW cut above MLPB. (SS) (holds all the same); ERLPB. faster than LPBoost
+        ("diabetes", "lpboost"): (2.0, ok), ("diabetes", "erlpboost"): (1.0, ok),
+        ("diabetes", "cerlpboost"): (9.0, cut), ("diabetes", "mlpboost_ss"): (3.0, ok),
+    })
+    claims = {c["id"]: c for c in section5_verdicts(results)}
+    assert list(claims) == ["a1", "a2", "a3", "a4", "b", "c"]
+    a1 = claims["a1"]
+    assert [(r["dataset"], r["verdict"]) for r in a1["rows"]] == [("diabetes", "holds"), ("german", "undecided"),
+                                                                   ("heart", "holds")]
+    assert a1["counts"] == {"holds": 2, "fails": 0, "undecided": 1} and a1["verdict"] == "reproduced"
+    # the paper's own cells: 201.46 < '>1e4', 181.43 < '>1e4', 44.11 < '>1e3'
+    assert [r["paper_verdict"] for r in a1["rows"]] == ["holds"] * 3 and a1["paper_verdict"] == "reproduced"
+    assert a1["rows"][0]["paper_other_seconds"] == ">1e4"
+    assert claims["a3"]["counts"] == {"holds": 0, "fails": 3, "undecided": 0}
+    assert claims["a3"]["verdict"] == "not reproduced" and claims["a3"]["paper_verdict"] == "reproduced"
+    assert claims["a2"]["rows"] == [] and claims["a2"]["verdict"] is None  # PFW did not run
+    b = claims["b"]
+    assert [(r["dataset"], r["verdict"], r["fastest_other"]) for r in b["rows"]] == [
+        ("diabetes", "fails", "erlpboost"), ("german", "undecided", "erlpboost"), ("heart", "holds", "erlpboost")]
+    assert b["verdict"] == "undecided" and b["paper_verdict"] == "reproduced"
+    assert claims["c"]["rows"] == [] and claims["c"]["verdict"] is None
+
+
+def test_figure4_shares_count_the_rounds_won_by_the_secondary_rule():
+    from marginboost.experiments.tables import secondary_shares, section5_verdicts
+
+    b_then_f = "I" + "B" * 20 + "F" * 40 + "N"  # 60 rounds choose: B wins the first third, F the rest
+    f_then_b = "I" + "F" * 30 + "B" * 30 + "N"
+    runs = [("heart", "mlpboost_ss", _curve(b_then_f)), ("heart", "mlpboost_pfw", _curve(f_then_b)),
+            ("german", "mlpboost_ss", _curve(b_then_f[:-1], "TIMEOUT")),  # cut: undecided
+            ("german", "mlpboost_pfw", _curve("IBBBBN"))]  # 4 choosing rounds: too few
+    shares = secondary_shares(runs[0][2])
+    assert shares["rounds"] == 60 and shares["early"] > 0.5 and shares["late"] == 0.0
+    # the shares are exact counts over the rounds they name, whatever rounds the curve sampled
+    for updates in (b_then_f, f_then_b, "IFBFBBFBFFBFBBBFFBFBFBBBFFFBFBN"):
+        s = secondary_shares(_curve(updates))
+        first, last = s["early_rounds"]
+        assert s["early"] == pytest.approx(updates[first - 1:last].count("B") / (last - first + 1))
+        first, last = s["late_rounds"]
+        assert s["late"] == pytest.approx(updates[first - 1:last].count("B") / (last - first + 1))
+        assert last == len(updates) - 1  # the stopping round chooses nothing
+    c = {x["id"]: x for x in section5_verdicts(_hand_results({}, runs))}["c"]
+    assert [(r["dataset"], r["booster"], r["verdict"]) for r in c["rows"]] == [
+        ("heart", "mlpboost_ss", "holds"), ("heart", "mlpboost_pfw", "fails"),
+        ("german", "mlpboost_ss", "undecided"), ("german", "mlpboost_pfw", "undecided")]
+    assert c["counts"] == {"holds": 1, "fails": 1, "undecided": 2} and c["verdict"] == "undecided"
+    assert c["paper_verdict"] is None
+
+
+def test_section5_markdown_states_each_claim_with_its_numbers():
+    from marginboost.experiments.tables import section5_markdown
+
+    results = _hand_results({("heart", "lpboost"): (0.5, "converged"), ("heart", "cerlpboost"): (3.0, "TIMEOUT"),
+                             ("heart", "mlpboost_ss"): (2.0, "converged"), ("heart", "erlpboost"): (1.0, "converged")})
+    text = section5_markdown(results)
+    assert "## (a1) MLPBoost (SS) is faster than FW (C-ERLPBoost): reproduced" in text
+    assert "| heart | 2.00 | >= 3.00 | holds | 44.11 | > 10^3 | holds |" in text
+    assert "## (a3) MLPBoost (SS) is faster than ERLPBoost: not reproduced" in text
+    assert "## (a2) MLPBoost (PFW) is faster than PFW only: not run" in text
+    assert "| heart | 0.50 | 1.00 (ERLPBoost) | holds | 10.03 | 44.11 (MLPBoost (SS)) | holds |" in text
+
+
+_COMMITTED = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "paper" / "results.json"
+
+
+@pytest.mark.skipif(not _COMMITTED.is_file(), reason="no committed results of the paper's benchmark")
+def test_section5_verdicts_on_the_committed_results():
+    from marginboost.experiments.tables import section5_markdown, section5_verdicts
+
+    results = json.loads(_COMMITTED.read_text())
+    for claim in section5_verdicts(results):
+        assert claim["verdict"] in ("reproduced", "not reproduced", "undecided")
+        assert sum(claim["counts"].values()) == len(claim["rows"]) > 0
+    assert "# Section 5 of paper 000" in section5_markdown(results)

@@ -5,8 +5,8 @@ kill or a reboot and go on in a later sitting. :class:`FitJournal` keeps one JSO
 line in ``fits.jsonl`` in the output folder:
 
 * a ``header`` line (first): the parameters that decide what the fits compute (data sets,
-  boosters, peers, canon, nu grid, eps, max_time, folds, seed, subsample, ...). A resumed run
-  with other parameters is refused: its fits would not belong in the same tables. The
+  boosters, peers, canon, nu grid, eps, max_time, max_time_aborted, folds, seed, subsample, ...).
+  A resumed run with other parameters is refused: its fits would not belong in the same tables. The
   ``budget`` is not among them: each sitting may have its own;
 * a ``sitting`` line per sitting: date, command, git commit, machine load;
 * a ``dataset`` line when a data set is started: its split's description, with the per-fit

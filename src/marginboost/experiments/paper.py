@@ -84,6 +84,21 @@ def paper_time(dataset: str, booster: str):
     return TABLE2[dataset][2][TABLE2_COLUMNS.index(booster)]
 
 
+def paper_aborted(dataset: str, booster: str) -> bool:
+    """Whether the paper aborted this Table 2 cell: its value is a bound such as '>1e4', not a time."""
+    return isinstance(paper_time(dataset, booster), str)
+
+
+def paper_seconds_bound(dataset: str, booster: str):
+    """The paper's cell as ``(seconds, is_lower_bound)`` ('>1e4' -> ``(1e4, True)``), or None."""
+    value = paper_time(dataset, booster)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return float(value.lstrip(">")), True
+    return float(value), False
+
+
 def paper_test_error(dataset: str, booster: str):
     """The paper's Table 3 cell (a test error), or None."""
     booster = _ALIASES.get(booster, booster)

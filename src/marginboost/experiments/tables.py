@@ -9,6 +9,8 @@
   held-out test part; the peers' test errors (fitted once, untuned) beside them.
 * Peers: time and test error of the naive linprog LPBoost (per ``nu``, with its soft margin
   minus LPBoostClassifier's: an independent check) and of the other boosting libraries.
+* Section 5's claims (:func:`section5_verdicts`): MLPBoost faster than FW, PFW and ERLPBoost,
+  LPBoost the fastest, Figure 4's "B early, F late", each reproduced or not, with its numbers.
 
 Every file starts with the provenance of :mod:`.metadata` (a ``# metadata: {json}`` line in
 CSV: read with ``pandas.read_csv(path, comment='#')``) and lists the data sets' SHA-256.
@@ -26,12 +28,13 @@ import numpy as np
 
 from marginboost.experiments import metadata as meta
 from marginboost.experiments import paper
+from marginboost.experiments.figures import FIG4_BOOSTERS, collect_curves
 from marginboost.experiments.peers import NAIVE_LPBOOST
 from marginboost.experiments.runner import BOOSTERS, label_of
 
 TABLE2_FIELDS = ("dataset", "booster", "label", "m_train", "p", "nus", "runs", "timeouts", "mean_seconds",
                  "mean_rounds", "lower_bound", "status", "mean_soft_margin", "paper_seconds",
-                 "paper_shape", "dataset_sha256")
+                 "paper_aborted", "paper_shape", "dataset_sha256")
 TABLE3_FIELDS = ("dataset", "booster", "label", "kind", "m_train", "m_test", "chosen_nu", "cv_mean_error",
                  "cv_errors_by_nu", "cv_fits", "cv_timeouts", "test_error", "status", "seconds",
                  "paper_test_error", "dataset_sha256")
@@ -75,6 +78,7 @@ def table2_rows(results) -> list[dict]:
                 "lower_bound": timeouts > 0 or bool(other), "status": status,
                 "mean_soft_margin": float(np.mean([r["soft_margin"] for r in mine])),
                 "paper_seconds": paper.paper_time(dataset, key),
+                "paper_aborted": paper.paper_aborted(dataset, key),
                 "paper_shape": paper.paper_shape(dataset), "dataset_sha256": info["sha256"],
             })
     return rows
@@ -268,11 +272,22 @@ def _paper_cell(value):
     return format(value, "g")
 
 
+ABORTED_AS_THE_PAPER = "(aborted, as the paper)"
+
+
 def _time_cell(row) -> str:
+    """A Table 2 cell; a TIMEOUT is bold where the paper finished the cell (a miss of ours), and
+    plain with "aborted, as the paper" where the paper's cell is an abort bound too."""
     cell = f"{'>= ' if row['lower_bound'] else ''}{row['mean_seconds']:.2f} s ({row['mean_rounds']:.0f} r)"
     if row["status"] != "converged":
-        cell += f" **{row['status']}**"
+        cell += (f" {row['status']} _{ABORTED_AS_THE_PAPER}_" if row["timeouts"] and row["paper_aborted"]
+                 else f" **{row['status']}**")
     return cell
+
+
+def _limit_text(seconds) -> str:
+    """A parameter in seconds as the metadata prints it (None: no limit)."""
+    return "none" if seconds is None else f"{seconds:g} s"
 
 
 def metadata_markdown(results) -> str:
@@ -288,6 +303,8 @@ def metadata_markdown(results) -> str:
         f"(m = size of the sample fitted on), depth-{prm['max_depth']} trees, "
         f"max_time = {prm['max_time']} s per fit at most, total budget = {prm.get('budget', '-')} s "
         "(the per-fit limit each data set got is in the table below), "
+        f"max_time_aborted = {_limit_text(prm.get('max_time_aborted'))} per fit at most in the cells the paper "
+        "aborted, "
         f"{prm['folds']}-fold CV, stratified {1 - prm['test_size']:.0%}/{prm['test_size']:.0%} train/test split, "
         f"seed = {prm['seed']}, subsample = {prm['subsample'] or 'none'}, quick = {prm['quick']}",
         "- Boosters: " + "; ".join(f"{label_of(k)} = `{BOOSTERS[k].description}`" for k in prm["boosters"]),
@@ -340,7 +357,10 @@ def table2_markdown(results) -> str:
            "`>=`: the average includes runs stopped by max_time (**TIMEOUT k/n**: k of n runs), so it is a "
            "lower bound. The paper's cells (Gurobi 9.0.1, Xeon Gold 6124, nu in {0.1m..0.5m}, on "
            "Raetsch's versions of the data) are beside ours; its FW column is our FW (C-ERLPBoost) = "
-           "MLPB. (SS only).", "", metadata_markdown(results), "", head, rule]
+           "MLPB. (SS only). Where the paper aborted a cell (`> 10^k`), each of our fits had at most "
+           "max_time_aborted seconds, and a TIMEOUT there reads `TIMEOUT k/n "
+           f"_{ABORTED_AS_THE_PAPER}_`; a bold **TIMEOUT** is a cell the paper finished and we did not.", "",
+           metadata_markdown(results), "", head, rule]
     for dataset, info in results["datasets"].items():
         shape = paper.paper_shape(dataset)
         line = f"| {dataset} | {info['m_train']} x {info['p']} | {shape[0]} x {shape[1]} |" if shape else \
@@ -353,8 +373,29 @@ def table2_markdown(results) -> str:
         out.append(line)
     ratios = mlpboost_vs_lpboost_markdown(results)
     notes = data_notes_markdown(results)
-    return ("\n".join(out) + "\n" + ("\n" + notes if notes else "")
-            + ("\n" + ratios if ratios else ""))
+    cells = paper_cells_markdown(results)
+    return ("\n".join(out) + "\n" + ("\n" + cells if cells else "") + ("\n" + notes if notes else "")
+            + ("\n" + ratios if ratios else "")
+            + "\nSection 5's claims, each reproduced or not, with the numbers: [section5.md](section5.md).\n")
+
+
+def paper_cells_markdown(results) -> str:
+    """Which of the paper's Table 2 cells ours finished: those it finished (the target: all, no
+    TIMEOUT) and those it aborted (any outcome reproduces it; finishing one is news)."""
+    rows = [r for r in table2_rows(results) if r["paper_seconds"] is not None]
+    if not rows:
+        return ""
+
+    def names(cells):
+        return ", ".join(f"{r['dataset']} {r['label']} ({r['status']})" for r in cells) or "none"
+
+    finished = [r for r in rows if not r["paper_aborted"]]
+    aborted = [r for r in rows if r["paper_aborted"]]
+    missed = [r for r in finished if r["timeouts"]]
+    done = [r for r in aborted if r["status"] == "converged"]
+    return (f"Cells the paper finished: {len(finished)}, of which {len(missed)} with a TIMEOUT here: {names(missed)}. "
+            f"Cells the paper aborted: {len(aborted)}, of which {len(done)} converged here at every nu"
+            + (": " + ", ".join(f"{r['dataset']} {r['label']}" for r in done) if done else "") + ".\n")
 
 
 def table3_markdown(results) -> str:
@@ -527,6 +568,270 @@ def canon_markdown(results) -> str:
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------------------- section 5's claims
+_FASTER_THAN_FW = ("section 5: \"MLPB. (SS) and MLPB. (PFW) terminates much faster than FW and PFW, "
+                   "respectively\"")
+_FASTEST_GUARANTEED = "section 1: \"MLPBoost is the fastest among theoretically guaranteed algorithms\""
+# claim (a): (id, booster, the one it is claimed faster than, where the paper says so)
+SECTION5_FASTER = (
+    ("a1", "mlpboost_ss", "cerlpboost", _FASTER_THAN_FW),
+    ("a2", "mlpboost_pfw", "pfw", _FASTER_THAN_FW),
+    ("a3", "mlpboost_ss", "erlpboost", _FASTEST_GUARANTEED),
+    ("a4", "mlpboost_pfw", "erlpboost", _FASTEST_GUARANTEED),
+)
+FIG4_MIN_ROUNDS = 6  # update rounds a run needs (two per third) before its shares say anything
+
+
+def faster_verdict(seconds: float, cut: bool, other: float, other_cut: bool) -> str:
+    """Is a mean time ``seconds`` smaller than ``other``? 'holds', 'fails' or 'undecided'.
+
+    As in :func:`ratio_verdict`, a mean cut by the time limit (``cut``) is a lower bound of the
+    true one: ``seconds < other`` is decided only if ``seconds`` is not cut (a cut ``other`` is
+    larger still), ``seconds >= other`` only if ``other`` is not cut (a cut ``seconds`` is larger
+    still). The paper's abort bounds ('>1e4') are read the same way.
+    """
+    if seconds < other and not cut:
+        return "holds"
+    if seconds >= other and not other_cut:
+        return "fails"
+    return "undecided"
+
+
+def claim_verdict(holds: int, fails: int, undecided: int) -> str:
+    """'reproduced' if the claim holds in a majority of the cases even if every undecided one
+    failed, 'not reproduced' if it holds in at most half even if every undecided one held,
+    otherwise (or with no case) 'undecided'. The paper's claims are general statements ("much
+    faster", "better progress"), not statements about every data set: its own Table 2 has
+    exceptions (F.Solar, Thyroid, Titanic), so a majority is the test; the counts are printed."""
+    n = holds + fails + undecided
+    if n and holds > n / 2:
+        return "reproduced"
+    if n and holds + undecided <= n / 2:
+        return "not reproduced"
+    return "undecided"
+
+
+def _counted(claim: dict) -> dict:
+    """Add to ``claim`` the counts of its rows' verdicts and its overall verdict, ours and the paper's."""
+    for side, key in (("", "verdict"), ("paper_", "paper_verdict")):
+        decided = [r[key] for r in claim["rows"] if r.get(key) is not None]
+        counts = {v: decided.count(v) for v in ("holds", "fails", "undecided")}
+        claim[f"{side}counts"] = counts
+        claim[f"{side}verdict"] = (claim_verdict(counts["holds"], counts["fails"], counts["undecided"])
+                                   if decided else None)
+    return claim
+
+
+def _paper_bound(dataset, booster):
+    return paper.paper_seconds_bound(dataset, booster) if paper.in_table2(booster) else None
+
+
+def _faster_claim(results, cells, claim_id, booster, other, source) -> dict:
+    """Claim (a): ``booster``'s mean time over the nu grid is below ``other``'s, per data set."""
+    rows = []
+    for dataset in results["datasets"]:
+        mine, theirs = cells.get((dataset, booster)), cells.get((dataset, other))
+        if mine is None or theirs is None:
+            continue
+        p_mine, p_theirs = _paper_bound(dataset, booster), _paper_bound(dataset, other)
+        rows.append({
+            "dataset": dataset, "seconds": mine["mean_seconds"], "lower_bound": mine["lower_bound"],
+            "other_seconds": theirs["mean_seconds"], "other_lower_bound": theirs["lower_bound"],
+            "verdict": faster_verdict(mine["mean_seconds"], mine["lower_bound"], theirs["mean_seconds"],
+                                      theirs["lower_bound"]),
+            "paper_seconds": paper.paper_time(dataset, booster),
+            "paper_other_seconds": paper.paper_time(dataset, other),
+            "paper_verdict": faster_verdict(*p_mine, *p_theirs) if p_mine and p_theirs else None,
+        })
+    return _counted({
+        "id": claim_id, "claim": f"{label_of(booster)} is faster than {label_of(other)}", "source": source,
+        "booster": booster, "other": other,
+        "criterion": "per data set, its mean fit time over the nu grid is below the other's (Table 2)",
+        "rows": rows})
+
+
+def _lpboost_fastest_claim(results, cells) -> dict:
+    """Claim (b): LPBoost's mean time is the smallest of the paper's boosters that ran, per data set."""
+    others = [k for k in results["metadata"]["parameters"]["boosters"] if paper.in_table2(k) and k != "lpboost"]
+    rows = []
+    for dataset in results["datasets"]:
+        lp = cells.get((dataset, "lpboost"))
+        present = [k for k in others if (dataset, k) in cells]
+        if lp is None or not present:
+            continue
+        verdicts = [faster_verdict(lp["mean_seconds"], lp["lower_bound"], cells[(dataset, k)]["mean_seconds"],
+                                   cells[(dataset, k)]["lower_bound"]) for k in present]
+        fastest = min(present, key=lambda k: cells[(dataset, k)]["mean_seconds"])
+        p_lp = _paper_bound(dataset, "lpboost")
+        p_others = {k: bound for k in present if (bound := _paper_bound(dataset, k)) is not None}
+        p_fastest = min(p_others, key=lambda k: p_others[k][0]) if p_others else None
+        rows.append({
+            "dataset": dataset, "seconds": lp["mean_seconds"], "lower_bound": lp["lower_bound"],
+            "fastest_other": fastest, "other_seconds": cells[(dataset, fastest)]["mean_seconds"],
+            "other_lower_bound": cells[(dataset, fastest)]["lower_bound"], "verdict": _all_of(verdicts),
+            "paper_seconds": paper.paper_time(dataset, "lpboost"), "paper_fastest_other": p_fastest,
+            "paper_other_seconds": paper.paper_time(dataset, p_fastest) if p_fastest else None,
+            "paper_verdict": (_all_of([faster_verdict(*p_lp, *b) for b in p_others.values()])
+                              if p_lp and p_others else None),
+        })
+    return _counted({
+        "id": "b", "claim": "LPBoost is the fastest", "booster": "lpboost", "other": None,
+        "source": "section 5: \"LPBoost outperforms the running time in Table 2\"",
+        "criterion": "per data set, LPBoost's mean fit time over the nu grid is below that of every other of "
+                     "the paper's boosters that ran (the fastest of them is shown)",
+        "rows": rows})
+
+
+def _all_of(verdicts) -> str:
+    """A conjunction of pairwise verdicts: fails if one fails, holds if all hold, else undecided."""
+    if "fails" in verdicts:
+        return "fails"
+    return "holds" if all(v == "holds" for v in verdicts) else "undecided"
+
+
+def secondary_shares(run) -> dict:
+    """The share of rounds won by the secondary rule B early and late in one run with a curve.
+
+    Algorithm 1 of paper 000 computes an FW candidate and a B candidate each round and keeps the
+    better (ties to B); the ``update`` column of ``history_`` says which won, and the run's curve
+    (:func:`.runner.curve_of`) keeps its running count ``n_secondary`` at sampled rounds, which is
+    what Figure 4 plots. Round 1 (w_1 = e_{j_1}) makes no choice, nor does the stopping round of a
+    converged run, so the rounds that choose are 2..R. The early part is rounds 2..a, the late part
+    b+1..R, with a and b the sampled rounds nearest to the first and last thirds of 2..R from inside
+    (the curve samples at least every 1/100 of the run); the shares there are exact counts.
+    Returns ``early`` and ``late`` shares (None where the run is too short), the rounds they cover
+    (first, last) and B's wins there (``early_secondary``, ``late_secondary``).
+    """
+    curve = run["curve"]
+    count = dict(zip(curve["round"], curve["n_secondary"]))
+    last = curve["round"][-1] - (run["status"] == "converged")
+    choosing = last - 1
+    a = max((r for r in count if 2 <= r <= 1 + choosing / 3), default=None)
+    b = min((r for r in count if 1 + 2 * choosing / 3 <= r < last), default=None)
+    if choosing < FIG4_MIN_ROUNDS or a is None or b is None:
+        return {"rounds": choosing, "early": None, "late": None, "early_rounds": None, "late_rounds": None,
+                "early_secondary": None, "late_secondary": None}
+    early, late = count[a], curve["n_secondary"][-1] - count[b]
+    return {"rounds": choosing, "early": early / (a - 1), "late": late / (last - b), "early_rounds": (2, a),
+            "late_rounds": (b + 1, last), "early_secondary": early, "late_secondary": late}
+
+
+def _figure4_claim(results) -> dict:
+    """Claim (c): Figure 4's "B yields better progress in early iterations; in the latter half, F"."""
+    rows = []
+    for dataset, runs in collect_curves(results).items():
+        for key in FIG4_BOOSTERS:
+            run = runs.get(key)
+            if run is None:
+                continue
+            shares = secondary_shares(run)
+            if run["status"] != "converged":
+                verdict = "undecided"  # cut by the limit: the run's true late rounds never ran
+            elif shares["early"] is None:
+                verdict = "undecided"  # too few rounds to have an early and a late part
+            else:
+                verdict = "holds" if shares["early"] > 0.5 and shares["late"] < 0.5 else "fails"
+            rows.append({"dataset": dataset, "booster": key, "label": label_of(key), "nu": run["nu"],
+                         "status": run["status"], "n_secondary_updates": run["curve"]["n_secondary"][-1],
+                         **shares, "verdict": verdict, "paper_verdict": None})
+    measured = [r for r in rows if r["early"] is not None and r["status"] == "converged"]
+    return _counted({
+        "id": "c", "claim": "the secondary update B wins early, the FW update F late (Figure 4)",
+        "booster": None, "other": None,
+        # the weaker reading, B's share falls from the first third to the last, for the reader
+        "share_falls": sum(r["early"] > r["late"] for r in measured), "share_measured": len(measured),
+        "source": "appendix B: \"the secondary update B yields better progress in early iterations. In the "
+                  "latter half, F yields better progress\"",
+        "criterion": "in the figures' run of each MLPBoost variant (nu = curve_nu), B wins more than half of the "
+                     "rounds of the first third and fewer than half of those of the last third "
+                     "(see `secondary_shares`); a run stopped by max_time is undecided (its late rounds never ran)",
+        "rows": rows})
+
+
+def section5_verdicts(results) -> list[dict]:
+    """Paper 000's section-5 claims, each stated as reproduced or not by ``results``, with its numbers.
+
+    One dict per claim: ``id``, ``claim``, ``source`` (the paper's words), ``criterion``, ``rows``
+    (per data set, or per run for Figure 4: our numbers, the paper's, and each side's 'holds',
+    'fails' or 'undecided'), ``counts`` and ``verdict`` (:func:`claim_verdict`: 'reproduced',
+    'not reproduced' or 'undecided'), and the same from the paper's own Table 2 on the same data
+    sets (``paper_counts``, ``paper_verdict``; None for Figure 4, which has no numbers).
+
+    (a) MLPBoost is faster than FW (C-ERLPBoost), PFW and ERLPBoost: per data set, mean fit time
+    over the nu grid (Table 2), with a TIMEOUT mean read as a lower bound (:func:`faster_verdict`).
+    (b) LPBoost is the fastest of the six. (c) Figure 4: B wins early, F late (:func:`secondary_shares`).
+    """
+    cells = {(r["dataset"], r["booster"]): r for r in table2_rows(results)}
+    claims = [_faster_claim(results, cells, *spec) for spec in SECTION5_FASTER]
+    return claims + [_lpboost_fastest_claim(results, cells), _figure4_claim(results)]
+
+
+def _share_cell(row, part) -> str:
+    """'0.43 = 76/176 (2-177)': B's share of the rounds of ``part`` ('early', 'late'), its count, the rounds."""
+    if row[part] is None:
+        return "-"
+    first, last = row[f"{part}_rounds"]
+    return f"{row[part]:.2f} = {row[f'{part}_secondary']}/{last - first + 1} ({first}-{last})"
+
+
+def _seconds_cell(seconds, lower_bound) -> str:
+    return f"{'>= ' if lower_bound else ''}{seconds:.2f}"
+
+
+def _counts_cell(counts) -> str:
+    return f"{counts['holds']} / {counts['fails']} / {counts['undecided']}"
+
+
+def section5_markdown(results) -> str:
+    """Section 5's claims (:func:`section5_verdicts`) as Markdown: a verdict per claim, then its numbers."""
+    claims = section5_verdicts(results)
+    out = ["# Section 5 of paper 000: its claims, reproduced or not", "",
+           "Each claim is tested per data set (Figure 4: per run) and is `reproduced` if it holds in a majority "
+           "of them even if every undecided one failed, `not reproduced` if it holds in at most half even if "
+           "every undecided one held, else `undecided` (`claim_verdict`). A mean over the nu grid that includes "
+           "a TIMEOUT is a lower bound (`>=`), as is the paper's `> 10^k`; a comparison that such a bound leaves "
+           "open is `undecided`. The paper's verdict applies the same test to its own Table 2 on the same data "
+           "sets.", "", metadata_markdown(results), "",
+           "| claim | where the paper says it | ours: holds / fails / undecided | verdict "
+           "| paper's: holds / fails / undecided | paper's verdict |", "|---|---|---:|---|---:|---|"]
+    for c in claims:
+        paper_counts = _counts_cell(c["paper_counts"]) if c["paper_verdict"] is not None else "-"
+        out.append(f"| ({c['id']}) {c['claim']} | {c['source']} | {_counts_cell(c['counts'])} "
+                   f"| **{c['verdict'] or 'not run'}** | {paper_counts} "
+                   f"| {c['paper_verdict'] or 'stated, no numbers'} |")
+    for c in claims:
+        out += ["", f"## ({c['id']}) {c['claim']}: {c['verdict'] or 'not run'}", "",
+                f"Criterion: {c['criterion']}. Ours: holds in {c['counts']['holds']}, fails in "
+                f"{c['counts']['fails']}, undecided in {c['counts']['undecided']}"
+                + (f"; the paper's Table 2: {c['paper_counts']['holds']} / {c['paper_counts']['fails']} / "
+                   f"{c['paper_counts']['undecided']} ({c['paper_verdict']})." if c["paper_verdict"] else ".")
+                + (f" A weaker reading, B's share falls from the first third to the last, holds in "
+                   f"{c['share_falls']} of the {c['share_measured']} decided runs." if c["id"] == "c" else ""), ""]
+        if c["id"] == "c":
+            out += ["| data set | booster | rounds choosing | status | B updates | B's share early (rounds) "
+                    "| B's share late (rounds) | ours |", "|---|---|---:|---|---:|---:|---:|---|"]
+            for r in c["rows"]:
+                out.append(f"| {r['dataset']} | {r['label']} | {r['rounds']} | {r['status']} "
+                           f"| {r['n_secondary_updates']} | {_share_cell(r, 'early')} | {_share_cell(r, 'late')} "
+                           f"| {r['verdict']} |")
+            continue
+        other = label_of(c["other"]) if c["other"] else "fastest other"
+        out += [f"| data set | {label_of(c['booster'])} s | {other} s | ours | paper {label_of(c['booster'])} "
+                f"| paper {other} | paper |", "|---|---:|---:|---|---:|---:|---|"]
+        for r in c["rows"]:
+            theirs = _seconds_cell(r["other_seconds"], r["other_lower_bound"])
+            paper_theirs = _paper_cell(r["paper_other_seconds"])
+            if c["other"] is None:  # LPBoost against the fastest other: name it
+                theirs += f" ({label_of(r['fastest_other'])})"
+                if r["paper_fastest_other"]:
+                    paper_theirs += f" ({label_of(r['paper_fastest_other'])})"
+            out.append(f"| {r['dataset']} | {_seconds_cell(r['seconds'], r['lower_bound'])} | {theirs} "
+                       f"| {r['verdict']} | {_paper_cell(r['paper_seconds'])} | {paper_theirs} "
+                       f"| {r['paper_verdict'] or '-'} |")
+    notes = data_notes_markdown(results)
+    return "\n".join(out) + "\n" + ("\n" + notes if notes else "")
+
+
 # --------------------------------------------------------------------------------- writers
 def jsonable(obj):
     """Plain JSON types; non-finite floats become None (strict JSON has no NaN/Infinity)."""
@@ -577,7 +882,7 @@ CV_FIELDS = ("dataset", "booster", "nu", "fold", "m_fold_train", "rounds", "stat
 
 
 def write_tables(results, out_dir) -> list[Path]:
-    """Write table2/table3/peers/canon as .md/.csv/.json, runs.csv, cv.csv and results.json."""
+    """Write table2/table3/peers/canon as .md/.csv/.json, section5.md/.json, runs.csv, cv.csv and results.json."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"metadata": results["metadata"], "datasets": results["datasets"], "state": results["state"]}
@@ -591,6 +896,9 @@ def write_tables(results, out_dir) -> list[Path]:
         written.append(atomic_write(out / f"{name}.csv", csv_text(rows, fields, meta)))
         written.append(atomic_write(out / f"{name}.json",
                                     json.dumps(jsonable({**meta, "rows": rows}), indent=1) + "\n"))
+    written.append(atomic_write(out / "section5.md", section5_markdown(results)))
+    written.append(atomic_write(out / "section5.json",
+                                json.dumps(jsonable({**meta, "claims": section5_verdicts(results)}), indent=1) + "\n"))
     written.append(atomic_write(out / "runs.csv", csv_text(results["runs"], RUN_FIELDS, meta)))
     written.append(atomic_write(out / "cv.csv", csv_text(results["cv"], CV_FIELDS, meta)))
     written.append(atomic_write(out / "results.json", json.dumps(jsonable(results), indent=1) + "\n"))
