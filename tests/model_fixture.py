@@ -82,6 +82,28 @@ def _result_snapshot(res, weights) -> dict:
     return out
 
 
+def _as_recorded(fit, *, highs_master=False, float_margins=False):
+    """``fit`` run as the fixture was recorded, before issue 17 changed two defaults:
+    ``highs_master``: HiGHS as the LP rule's solver (``secondary.DEFAULT_LP_SOLVER``), which picks
+    another of the LP's several optimal vertices than the dense dual simplex;
+    ``float_margins``: U in float64 (``scheme.BIT_PACKED_MARGINS``), whose products sum in another
+    order than the bit kernels, which flips exact ties (e.g. the inexact Newton rule's argmax).
+    The new defaults are checked on their own: tests/test_dual_simplex.py, tests/test_bit_matrix.py
+    and the exact-optimum tests of tests/test_boosters.py."""
+    def run():
+        from marginboost.soft_margin import scheme, secondary
+        saved = secondary.DEFAULT_LP_SOLVER, scheme.BIT_PACKED_MARGINS
+        if highs_master:
+            secondary.DEFAULT_LP_SOLVER = "highs"
+        if float_margins:
+            scheme.BIT_PACKED_MARGINS = False
+        try:
+            return fit()
+        finally:
+            secondary.DEFAULT_LP_SOLVER, scheme.BIT_PACKED_MARGINS = saved
+    return run
+
+
 def _cases():
     import marginboost as mb
     from marginboost.functional.fwboost import adaboost_fw, classifier_oracle, fwboost, regression_oracle
@@ -93,19 +115,24 @@ def _cases():
     b, mc, r = _binary(), _multiclass(), _regression()
     sw = np.random.default_rng(3).integers(1, 4, size=b[0].shape[0]).astype(np.float64)
     cases = {
-        "lpboost": lambda: _fit(mb.LPBoostClassifier(nu=0.2, eps=0.02, weak_learner="stump"), b),
-        "lpboost_tree_weighted": lambda: _fit(mb.LPBoostClassifier(nu=0.2, eps=0.05), b, sample_weight=sw),
+        "lpboost": _as_recorded(lambda: _fit(mb.LPBoostClassifier(nu=0.2, eps=0.02, weak_learner="stump"), b),
+                                highs_master=True),
+        "lpboost_tree_weighted": _as_recorded(
+            lambda: _fit(mb.LPBoostClassifier(nu=0.2, eps=0.05), b, sample_weight=sw), highs_master=True),
         "erlpboost": lambda: _fit(mb.ERLPBoostClassifier(nu=0.2, eps=0.05), b),
         "cerlpboost": lambda: _fit(mb.CERLPBoostClassifier(nu=0.2, eps=0.1, max_iter=200), b),
         "mlpboost": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05), b),
         "mlpboost_classic_none": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.1, step="classic", secondary="none",
                                                                     max_iter=60), b),
-        "mlpboost_linesearch_entropy": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, step="line_search",
-                                                                          secondary="entropy"), b),
-        "mlpboost_pairwise_newton": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, step="pairwise",
-                                                                       secondary="newton", weak_learner="stump"), b),
-        "mlpboost_hist_multiclass": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, weak_learner="hist_tree",
-                                                                       secondary="newton"), mc),
+        "mlpboost_linesearch_entropy": _as_recorded(
+            lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, step="line_search", secondary="entropy"), b),
+            float_margins=True),
+        "mlpboost_pairwise_newton": _as_recorded(
+            lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, step="pairwise", secondary="newton",
+                                               weak_learner="stump"), b), float_margins=True),
+        "mlpboost_hist_multiclass": _as_recorded(
+            lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, weak_learner="hist_tree", secondary="newton"), mc),
+            float_margins=True),
         "fwboost_regressor_squared": lambda: _fit(mb.FWBoostRegressor(beta=5.0, max_iter=40), r, "coef_"),
         "fwboost_regressor_R_huber_away": lambda: _fit(mb.FWBoostRegressor(loss="huber", beta=3.0, variant="R",
                                                                            away_steps=True, max_iter=40), r,

@@ -49,6 +49,7 @@ from marginboost.functional.losses import SquaredLoss
 from marginboost.io.model_codecs import encode_hypothesis
 from marginboost.io.model_io import model_to_dict
 from marginboost.average_margin.nzdd_stumps import StumpNZDD
+from marginboost.soft_margin.dual_simplex import DualSimplexMaster
 from marginboost.soft_margin.secondary import EntropyRule
 from marginboost.weak_learners import DecisionStump, LeastSquaresStump, RegressionLearner, WeakLearner
 
@@ -461,6 +462,8 @@ def test_a_failed_lp_solve_fails_the_fit_naming_solver_and_status(make, data, mo
     X, y = data[False]
     est = make().fit(X, y)  # an earlier, good fit must not survive a failed refit either
     monkeypatch.setattr(restricted_lp.highspy, "Highs", _IterationLimitedHighs)
+    # LPBoost's and MLPBoost's own dual simplex gives up at once, so the round goes to HiGHS
+    monkeypatch.setattr(DualSimplexMaster, "_iterate", lambda self, certify=True: False)
     with pytest.raises(SolverError, match=r"HiGHS \(dual simplex\) returned status 'Iteration limit reached'"):
         est.fit(X, y)
     # no half-fitted model: nothing passes check_is_fitted (classes_ and n_features_in_ were set

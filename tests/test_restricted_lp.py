@@ -22,18 +22,22 @@ def edge_minimisation_linprog(U, caps):
     return res.fun
 
 
+def random_capped_problem(rng, m, t, nu, weighted):
+    """+-1 rows ``U`` (m, t), example weights (mean 1, or None) and the caps ``s_i / nu``."""
+    U = np.sign(rng.uniform(-1, 1, size=(m, t)))
+    if not weighted:
+        return U, None, np.full(m, 1 / nu)
+    raw = rng.integers(1, 5, m).astype(float)
+    weights = raw * (m / raw.sum())
+    return U, weights, weights / nu
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("weighted", [False, True])
 def test_restricted_lp_incremental_solutions_match_linprog(seed, weighted):
     rng = np.random.default_rng(seed)
     m, t, nu = 60, 12, 7.0
-    U = np.sign(rng.uniform(-1, 1, size=(m, t)))
-    weights = None
-    caps = np.full(m, 1 / nu)
-    if weighted:
-        raw = rng.integers(1, 5, m).astype(float)
-        weights = raw * (m / raw.sum())
-        caps = weights / nu
+    U, weights, caps = random_capped_problem(rng, m, t, nu, weighted)
     lp = RestrictedMasterLP(m, nu, weights)
     for k in range(t):
         lp.add_hypothesis(U[:, k])

@@ -23,7 +23,7 @@ class BestOfSteps:
         self.n_grid = n_grid
 
     def __call__(self, ctx: FWContext):
-        u = ctx.U[:, ctx.j_new]  # margins of the hypothesis the weak learner just returned
+        u = ctx.matrix.column(ctx.j_new)  # margins of the hypothesis the weak learner just returned
         delta = u - ctx.q
         short = ShortStep()(ctx)  # reuse a built-in rule: (w1, q1, step)
         candidates = [2.0 / (ctx.t + 2.0), *(2.0 ** -np.arange(self.n_grid))]

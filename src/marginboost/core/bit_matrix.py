@@ -477,6 +477,14 @@ class BitMarginMatrix:
         _gather(self._W, rows, cols, out)
         return out
 
+    def edges(self, d, index) -> np.ndarray:
+        """``d @ U[:, index]``: the edges of some columns under ``d`` (one :meth:`rmatvec`)."""
+        return self.rmatvec(d)[np.asarray(index, dtype=np.int64)]
+
+    def block_t(self, rows, cols) -> np.ndarray:
+        """``U[np.ix_(rows, cols)].T``, C-order (len(cols), len(rows)) (the face Hessians' layout)."""
+        return self.block(rows, cols).T
+
     def column(self, j: int) -> np.ndarray:
         """``U[:, j]`` as a float64 +-1 vector (m,)."""
         return self.columns([j])[:, 0]

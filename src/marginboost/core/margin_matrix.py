@@ -5,7 +5,13 @@ import hashlib
 
 import numpy as np
 
-__all__ = ["MarginMatrix"]
+__all__ = ["MarginMatrix", "as_margin_matrix"]
+
+
+def as_margin_matrix(U):
+    """``U`` itself when it is a margin matrix object (it has ``matvec``), else a
+    :class:`MarginMatrix` holding the columns of the (m, t) array ``U`` (a copy)."""
+    return U if hasattr(U, "matvec") else MarginMatrix.from_array(U)
 
 
 class MarginMatrix:
@@ -47,3 +53,52 @@ class MarginMatrix:
         if n < self.n:
             self._index = {k: j for k, j in self._index.items() if j < n}
             self.n = n
+
+    # The read interface shared with :class:`~marginboost.core.bit_matrix.BitMarginMatrix`, so
+    # that the loops need not know which of the two holds U.
+    @property
+    def m(self) -> int:
+        """The number of examples (rows of U)."""
+        return self._data.shape[1]
+
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        """``U @ w`` (m,)."""
+        return self.U @ w
+
+    def rmatvec(self, d: np.ndarray) -> np.ndarray:
+        """``U.T @ d`` (n,)."""
+        return self._data[: self.n] @ d
+
+    def edges(self, d: np.ndarray, index) -> np.ndarray:
+        """``d @ U[:, index]``: the edges of some columns under ``d``."""
+        return d @ self.U[:, index]
+
+    def column(self, j: int) -> np.ndarray:
+        """``U[:, j]``, a view valid until the next :meth:`add`."""
+        return self._data[j]
+
+    def columns(self, index) -> np.ndarray:
+        """``U[:, index]`` (m, len(index)), a copy."""
+        return self._data[np.asarray(index, dtype=np.int64)].T
+
+    def block_t(self, rows, cols) -> np.ndarray:
+        """``U[np.ix_(rows, cols)].T``, a C-order (len(cols), len(rows)) copy (the face Hessians' layout)."""
+        cols = np.asarray(cols, dtype=np.int64)
+        if cols.size == self.n and np.array_equal(cols, np.arange(self.n)):
+            return self._data[: self.n][:, rows]  # one gather instead of an outer-product index
+        return self._data[np.ix_(cols, np.asarray(rows, dtype=np.int64))]
+
+    def dense(self) -> np.ndarray:
+        """The (m, n) matrix U, a view valid until the next :meth:`add`."""
+        return self.U
+
+    @classmethod
+    def from_array(cls, U: np.ndarray) -> "MarginMatrix":
+        """A margin matrix holding the columns of ``U`` (m, t) in order, duplicates kept."""
+        U = np.asarray(U, dtype=np.float64)
+        matrix = cls(U.shape[0])
+        matrix._data = np.ascontiguousarray(U.T).copy() if U.shape[1] else np.empty((16, U.shape[0]))
+        matrix.n = U.shape[1]
+        for j in range(matrix.n - 1, -1, -1):  # the first of equal columns is the one found
+            matrix._index[hashlib.blake2b(matrix._data[j].tobytes(), digest_size=16).digest()] = j
+        return matrix

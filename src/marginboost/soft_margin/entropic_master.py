@@ -34,6 +34,7 @@ import numpy as np
 from scipy.linalg.blas import dsyrk
 
 from marginboost.core.line_search import exact_line_search
+from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
 
@@ -64,6 +65,7 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
     ``_HESSIAN_BLOCK`` and their ``sqrt(c)``-scaled Gram matrix accumulated by ``dsyrk``, so the
     extra memory is one block, not a copy of ``U_F`` (at m = 10^6 a full gather was 3.4x X).
     """
+    U = as_margin_matrix(U)
     rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
     c = d[rows]
     if sample is not None and rows.size > sample:
@@ -76,14 +78,11 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
     if rows.size:
         total = c.sum()
         mean = np.zeros(k)
-        # Gathered from U^T, which the margin matrix stores C-contiguous, a block is (k, n) in C
-        # order, so its transpose is the Fortran-order (n, k) matrix dsyrk takes without a copy
-        # (a block gathered from U was C-order (n, k), and the BLAS wrapper copied it).
-        Ut = U.T
-        every_column = k == Ut.shape[0]  # the support is sorted and unique: then it is 0..t-1
+        # A block is gathered as (k, n) in C order, so its transpose is the Fortran-order (n, k)
+        # matrix dsyrk takes without a copy (a C-order (n, k) block made the BLAS wrapper copy it).
         for lo in range(0, rows.size, _HESSIAN_BLOCK):
             part = slice(lo, lo + _HESSIAN_BLOCK)
-            block = Ut[:, rows[part]] if every_column else Ut[np.ix_(support, rows[part])]
+            block = U.block_t(rows[part], support)
             mean += block @ c[part]
             block *= np.sqrt(c[part])
             H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
@@ -115,7 +114,7 @@ def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None):
 
 
 def solve_entropic_master(
-    U: np.ndarray,
+    U,
     objective: SmoothedSoftMargin,
     w0: np.ndarray,
     tol: float = 1e-9,
@@ -133,16 +132,21 @@ def solve_entropic_master(
     not depend on them. ``final_gap=False`` skips the gap after the last of ``max_iter``
     iterations (an m x t product) for callers that do not use it: the result then has
     ``gap = nan`` and ``converged = False``.
+
+    ``U``: the margin matrix, a :class:`~marginboost.core.margin_matrix.MarginMatrix` or
+    :class:`~marginboost.core.bit_matrix.BitMarginMatrix` (only its products and blocks are used),
+    or an (m, t) array.
     """
+    U = as_margin_matrix(U)
     w = np.asarray(w0, dtype=np.float64).copy()
     cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
     newton_stalled = False
     for it in range(max_iter + 1):
-        q = U @ w
+        q = U.matvec(w)
         d = objective.distribution(q)
         if it == max_iter and not final_gap:
             return EntropicMasterResult(w, q, d, objective.value_at(q, d), np.nan, it, False)
-        g = U.T @ d
+        g = U.rmatvec(d)
         gap = float(g.max() - g @ w)
         if gap <= tol or it == max_iter:
             return EntropicMasterResult(w, q, d, objective.value_at(q, d), gap, it, gap <= tol)
@@ -164,7 +168,7 @@ def solve_entropic_master(
         blocking = negative[np.argmin(ratios)] if negative.size else -1
         lam_max = float(ratios.min()) if negative.size else np.inf
         # A Newton step has natural length 1; allow the line search to go a little past it.
-        delta = U @ v
+        delta = U.matvec(v)
         lam = exact_line_search(objective, q, delta, min(lam_max, 2.0), line_search_rtol, float(d @ delta))
         newton_stalled = used_newton and lam == 0.0
         w = w + lam * v

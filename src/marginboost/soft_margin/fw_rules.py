@@ -22,15 +22,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from marginboost.core.line_search import exact_line_search
+from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.core.step_sizes import classic_step, short_step
 from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
 
 @dataclass
 class FWContext:
-    """What a FW rule sees in round ``t`` (1-based, as in Algorithm 1)."""
+    """What a FW rule sees in round ``t`` (1-based, as in Algorithm 1).
 
-    U: np.ndarray  # (m, n_columns) margins of the hypotheses, the new one included
+    ``matrix`` holds the margin columns (:class:`~marginboost.core.margin_matrix.MarginMatrix`,
+    or :class:`~marginboost.core.bit_matrix.BitMarginMatrix` for +-1 hypotheses); read it with
+    ``column(j)``, ``matvec``, ``rmatvec`` and ``edges``. ``U`` gives it as a dense float (m, t)
+    array, a copy when U is held in bits: convenient for a custom rule, costly at large m.
+    """
+
+    matrix: object  # the (m, n_columns) margins of the hypotheses, the new one included
     w: np.ndarray  # (n_columns,) current weights, 0 on a newly added column
     q: np.ndarray  # (m,) current margins U @ w
     d: np.ndarray  # (m,) current distribution grad f~*(-q)
@@ -38,12 +45,20 @@ class FWContext:
     t: int
     objective: SmoothedSoftMargin
 
+    def __post_init__(self):
+        self.matrix = as_margin_matrix(self.matrix)  # an (m, t) array is accepted too
+
+    @property
+    def U(self) -> np.ndarray:
+        """The margin matrix as a dense (m, n_columns) float array."""
+        return self.matrix.dense()
+
 
 def _toward_new(ctx: FWContext, lam: float):
     scale = 1.0 - lam
     w1 = scale * ctx.w
     w1[ctx.j_new] += lam
-    return w1, ctx.q + lam * (ctx.U[:, ctx.j_new] - ctx.q), (scale, [ctx.j_new])
+    return w1, ctx.q + lam * (ctx.matrix.column(ctx.j_new) - ctx.q), (scale, [ctx.j_new])
 
 
 class ClassicStep:
@@ -61,7 +76,7 @@ class ShortStep:
     name = "short_step"
 
     def __call__(self, ctx: FWContext):
-        delta = ctx.U[:, ctx.j_new] - ctx.q
+        delta = ctx.matrix.column(ctx.j_new) - ctx.q
         scale = float(np.max(np.abs(delta)))
         return _toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale))
 
@@ -72,7 +87,7 @@ class LineSearch:
     name = "line_search"
 
     def __call__(self, ctx: FWContext):
-        delta = ctx.U[:, ctx.j_new] - ctx.q
+        delta = ctx.matrix.column(ctx.j_new) - ctx.q
         return _toward_new(ctx, exact_line_search(ctx.objective, ctx.q, delta, 1.0))
 
 
@@ -83,10 +98,10 @@ class Pairwise:
 
     def __call__(self, ctx: FWContext):
         active = np.flatnonzero(ctx.w > 0.0)
-        away = int(active[np.argmin(ctx.d @ ctx.U[:, active])])
+        away = int(active[np.argmin(ctx.matrix.edges(ctx.d, active))])
         if away == ctx.j_new:
             return _toward_new(ctx, 0.0)
-        delta = ctx.U[:, ctx.j_new] - ctx.U[:, away]
+        delta = ctx.matrix.column(ctx.j_new) - ctx.matrix.column(away)
         lam_max = float(ctx.w[away])
         lam = exact_line_search(ctx.objective, ctx.q, delta, lam_max)
         w1 = ctx.w.copy()

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from marginboost.core.bit_matrix import BitMarginMatrix, is_sign_vector, margin_matrix_for
 from marginboost.core.margin_matrix import MarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext
@@ -53,6 +54,10 @@ LOOP_COLUMNS = (
 )
 HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
 UPDATE_INIT, UPDATE_FW, UPDATE_SECONDARY, UPDATE_NONE = 0, 1, 2, 3
+# U of +-1 hypotheses (stumps, trees) in bits (core.bit_matrix: 64x less memory, faster products).
+# False keeps the float matrix: the products then sum in BLAS' order, as before issue 17 (the
+# model fixture's older cases pin it; benchmarks compare the two).
+BIT_PACKED_MARGINS = True
 UPDATE_NAMES = {UPDATE_INIT: "init", UPDATE_FW: "fw", UPDATE_SECONDARY: "secondary", UPDATE_NONE: "none (stopped)"}
 
 
@@ -76,7 +81,7 @@ class SoftMarginLoop(RoundLoop):
         self.smoothed = smoothed if smoothed is not None else objective
         self.reported = SoftMargin(objective.nu, objective.weights)
         self.tol = objective.stop_tol(eps)
-        self.matrix = MarginMatrix(y.shape[0])
+        self.matrix = None  # U: bit-packed for +-1 hypotheses, float otherwise (first column decides)
         self.hypotheses: list = []
 
     def _start(self):
@@ -97,6 +102,10 @@ class SoftMarginLoop(RoundLoop):
         u = self.y * np.asarray(pred, dtype=np.float64)
         edge = float(d @ u)
         best_edge = min(best_edge, edge)
+        if self.matrix is None:
+            self.matrix = margin_matrix_for(u) if BIT_PACKED_MARGINS else MarginMatrix(u.shape[0])
+        elif isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
+            self.matrix = self.matrix.to_margin_matrix()  # a real-valued hypothesis: float from now on
         j_new, is_new = self.matrix.add(u)
         if is_new:
             self.hypotheses.append(h)
@@ -105,7 +114,7 @@ class SoftMarginLoop(RoundLoop):
             stop = Status.CONVERGED
             update, step = UPDATE_NONE, (1.0, [])
         else:
-            update, w, q, value, d, step = _update(self.matrix.U, w, q, d, j_new, is_new, round_, self.fw_rule,
+            update, w, q, value, d, step = _update(self.matrix, w, q, d, j_new, is_new, round_, self.fw_rule,
                                                    self.secondary, self.objective, self.smoothed)
         t2 = time.perf_counter()
         row = {"n_hypotheses": w.shape[0], "soft_margin": self.reported.value(q), "objective": value,
@@ -171,21 +180,22 @@ def boost(
                       name=name)
 
 
-def _update(U, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
+def _update(matrix, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
     """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state."""
     if w is None:  # line 3: w_1 = e_{j_1}; LPBoost instead asks its LP (it needs the LP's d)
-        candidates = [(UPDATE_INIT, Candidate(np.ones(1), U[:, 0].copy()))] if fw_rule is not None else []
+        candidates = [(UPDATE_INIT, Candidate(np.ones(1), matrix.column(0).copy()))] if fw_rule is not None else []
     else:
         if is_new:
             w = np.append(w, 0.0)
         candidates = []
         if fw_rule is not None:
-            ctx = FWContext(U, w, q, d, j_new, call - 1, smoothed)
+            ctx = FWContext(matrix, w, q, d, j_new, call - 1, smoothed)
             out = fw_rule(ctx)
             candidates.append((UPDATE_FW, Candidate(out[0], out[1], step=out[2] if len(out) > 2 else None)))
     if secondary is not None:
         w_fw = candidates[0][1].w if candidates else None
-        candidates.append((UPDATE_SECONDARY, secondary(U, w_fw)))
+        margins = matrix if getattr(secondary, "takes_margin_matrix", False) else matrix.dense()
+        candidates.append((UPDATE_SECONDARY, secondary(margins, w_fw)))
     update, best, value, d = _pick(candidates, objective)
     if call == 1:
         update = UPDATE_INIT
