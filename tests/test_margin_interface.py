@@ -89,3 +89,31 @@ def test_the_loop_holds_signs_in_bits_and_moves_to_floats_for_a_real_valued_hypo
     np.testing.assert_array_equal(loop.matrix.column(2), y * outputs[2])
     np.testing.assert_allclose(state[1], loop.matrix.matvec(state[0]), atol=1e-14)  # q = U w still
 
+
+
+def test_an_amortised_newton_rule_skips_while_fw_keeps_up_and_keeps_the_guarantee():
+    """NewtonStepRule(amortise=True): skipped when the FW gain is at least its last advantage, at
+    most max_skip rounds in a row; the fit still ends within eps of the rule run every round."""
+    from marginboost.soft_margin.secondary import NewtonStepRule
+    from marginboost.weak_learners import DecisionStump
+
+    rule = NewtonStepRule(amortise=True, max_skip=2)
+    rule.start(10, 2.0, SmoothedSoftMargin(2.0, 5.0), 0.1)
+    assert not rule.skip_round(1.0)  # nothing observed yet: it runs
+    rule.observe(0.01)
+    assert [rule.skip_round(0.02), rule.skip_round(0.02), rule.skip_round(0.02)] == [True, True, False]
+    assert not rule.skip_round(0.001)  # FW gains less than the rule added: it runs
+    assert not NewtonStepRule().skip_round(1.0)  # not amortised: never skips
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 4))
+    y = np.where(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=200) > 0, 1.0, -1.0)
+    margins, updates = {}, {}
+    for amortise in (False, True):
+        res = run(mlpboost("short_step", NewtonStepRule(amortise=amortise)), DecisionStump().prepare(X, y), y,
+                  20.0, 0.05, max_iter=5000)
+        assert res.status == "converged"
+        margins[amortise] = res.final["soft_margin"]
+        updates[amortise] = np.asarray(res.history["update"])
+    assert margins[True] == pytest.approx(margins[False], abs=0.05)
+    assert np.mean(updates[True][1:-1] == scheme.UPDATE_SECONDARY) < np.mean(updates[False][1:-1] == scheme.UPDATE_SECONDARY)

@@ -114,7 +114,7 @@ class SoftMarginLoop(RoundLoop):
             stop = Status.CONVERGED
             update, step = UPDATE_NONE, (1.0, [])
         else:
-            update, w, q, value, d, step = _update(self.matrix, w, q, d, j_new, is_new, round_, self.fw_rule,
+            update, w, q, value, d, step = _update(self.matrix, w, q, value, d, j_new, is_new, round_, self.fw_rule,
                                                    self.secondary, self.objective, self.smoothed)
         t2 = time.perf_counter()
         row = {"n_hypotheses": w.shape[0], "soft_margin": self.reported.value(q), "objective": value,
@@ -180,8 +180,14 @@ def boost(
                       name=name)
 
 
-def _update(matrix, w, q, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
-    """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state."""
+def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
+    """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state.
+
+    A secondary rule with ``skip_round(fw_gain)`` (an amortised one, e.g.
+    ``NewtonStepRule(amortise=True)``) is asked first, with the FW candidate's gain over ``value``;
+    when it declines, the round keeps the FW candidate, and otherwise the rule learns by
+    ``observe(advantage)`` how much its candidate beat the FW one. The guarantee is unchanged:
+    Theorem 3 of 000 holds for any rule B, none included."""
     if w is None:  # line 3: w_1 = e_{j_1}; LPBoost instead asks its LP (it needs the LP's d)
         candidates = [(UPDATE_INIT, Candidate(np.ones(1), matrix.column(0).copy()))] if fw_rule is not None else []
     else:
@@ -192,11 +198,23 @@ def _update(matrix, w, q, d, j_new, is_new, call, fw_rule, secondary, objective,
             ctx = FWContext(matrix, w, q, d, j_new, call - 1, smoothed)
             out = fw_rule(ctx)
             candidates.append((UPDATE_FW, Candidate(out[0], out[1], step=out[2] if len(out) > 2 else None)))
+    fw_value = None
     if secondary is not None:
         w_fw = candidates[0][1].w if candidates else None
-        margins = matrix if getattr(secondary, "takes_margin_matrix", False) else matrix.dense()
-        candidates.append((UPDATE_SECONDARY, secondary(margins, w_fw)))
+        if hasattr(secondary, "skip_round") and candidates and w is not None and objective.smooth:
+            fw = candidates[0][1]
+            d_fw = objective.distribution(fw.q)
+            fw_value = objective.value_at(fw.q, d_fw)
+            fw.evaluated = (objective, d_fw, fw_value)  # _pick reuses it
+            if secondary.skip_round(fw_value - value):
+                fw_value = None  # skipped: nothing to observe
+                secondary = None
+        if secondary is not None:
+            margins = matrix if getattr(secondary, "takes_margin_matrix", False) else matrix.dense()
+            candidates.append((UPDATE_SECONDARY, secondary(margins, w_fw)))
     update, best, value, d = _pick(candidates, objective)
+    if fw_value is not None:
+        secondary.observe(value - fw_value if update == UPDATE_SECONDARY else 0.0)
     if call == 1:
         update = UPDATE_INIT
     return update, best.w, best.q, value, d, best.step
