@@ -53,13 +53,13 @@ from marginboost.soft_margin.restricted_lp import RestrictedMasterLP, SolverErro
 
 __all__ = ["DualSimplexMaster"]
 
-FEASIBILITY_TOL = 1e-9  # primal bounds and reduced-cost signs, after a fresh inverse
+FEASIBILITY_TOL = 1e-9  # how far a value may pass its bound, a reduced cost have the wrong sign
 PIVOT_TOL = 1e-9  # |alpha_j| below this never enters (it would be a near-singular pivot)
 REFACTOR_EVERY = 200  # pivots between LAPACK inverses (the product form drifts)
 CONSISTENCY_TOL = 1e-7  # the pivot from the row and from the column must agree this closely
 CERTIFICATE_TOL = 1e-10  # the LP optimum is bracketed this tightly before it is returned
 HARRIS_TOL = 1e-12  # reduced costs may end this far on the wrong side after a pivot (Harris pass)
-PERTURBATION = 1e-7  # scale of the cost perturbation against dual degeneracy (see solve)
+PERTURBATION = 1e-7  # scale of the cost perturbation against dual degeneracy (see _perturbed_iterate)
 
 
 class _Rows:
