@@ -177,3 +177,50 @@ def test_line_search_projects_once_per_root_finding_step():
 
     brentq(_slope, 0.0, 1.0, args=(obj, q, delta), xtol=1e-14, rtol=1e-12, maxiter=200)
     assert Counting.calls == brent_steps + 2  # brentq alone: its steps plus both ends again
+
+
+def test_pairwise_drop_step_of_a_dust_weight_falls_back_to_the_fw_step():
+    """The away hypothesis carries 1e-17 (an LP vertex's round-off): the pairwise step can move only
+    that much and gains nothing, so the rule must return the FW line-search step instead (without
+    it MLPBoost(PFW) repeated the same round 400,000 times on german)."""
+    ctx = _dust_drop_step_context()
+    w, q = ctx.w, ctx.q
+    active = np.flatnonzero(w > 0)
+    assert active[np.argmin(ctx.d @ ctx.U[:, active])] == 0 and w[0] == 1e-17  # a drop step of 1e-17
+    w1, q1, (scale, touched) = Pairwise()(ctx)
+    fw_value = ctx.objective.value(LineSearch()(ctx)[1])
+    assert fw_value > ctx.objective.value(q) + 1e-6  # the FW direction does ascend
+    assert ctx.objective.value(q1) >= fw_value - 1e-12
+    np.testing.assert_allclose(q1, ctx.U @ w1, atol=1e-12)
+    untouched = np.setdiff1d(np.arange(w1.shape[0]), touched)
+    np.testing.assert_array_equal(w1[untouched], scale * w[untouched])
+
+
+def test_pairwise_keeps_a_drop_step_that_beats_the_fw_step():
+    """A drop step with real weight on the away hypothesis is Algorithm 4's step whenever it is the better."""
+    for seed in range(20):
+        ctx = context(seed)
+        active = np.flatnonzero(ctx.w > 0)
+        away = active[np.argmin(ctx.d @ ctx.U[:, active])]
+        delta = ctx.U[:, ctx.j_new] - ctx.U[:, away]
+        lam = exact_line_search(ctx.objective, ctx.q, delta, ctx.w[away])
+        q_drop = ctx.q + lam * delta
+        if lam == ctx.w[away] and ctx.objective.value(q_drop) > ctx.objective.value(LineSearch()(ctx)[1]):
+            w1, q1, _ = Pairwise()(ctx)
+            assert w1[away] == 0.0
+            np.testing.assert_allclose(q1, q_drop, atol=1e-15)
+            return
+    pytest.fail("no seed gave a drop step better than the FW step")
+
+
+def _dust_drop_step_context():
+    """A context whose away hypothesis weighs 1e-17: it is wrong on every example (edge -1, the
+    least possible; first, so that it wins ties), and the new hypothesis is right on every one."""
+    obj = SmoothedSoftMargin(nu=3.0, eta=30.0)
+    rng = np.random.default_rng(0)
+    m = 30
+    U = np.hstack([-np.ones((m, 1)), rng.choice([-1.0, 1.0], size=(m, 3)), np.ones((m, 1))])
+    w = np.append(1e-17, rng.dirichlet(np.ones(3)) * (1.0 - 1e-17))
+    w = np.append(w, 0.0)
+    q = U @ w
+    return FWContext(U, w, q, obj.distribution(q), 4, 3, obj)
