@@ -199,7 +199,8 @@ def test_weights_path_replays_every_round_exactly(name, datasets):
         assert max(len(vals) for *_, vals in res.weights_path._steps) <= 1
 
 
-def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_rule(datasets):
+@pytest.mark.parametrize("line_search", ["exact", "unit"])
+def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_rule(datasets, line_search):
     """The fast rule's candidate is at least its warm start (previous weights, zero on the new
     column), every round; with many steps it reaches the exact ERLPBoost rule's optimum."""
     from marginboost.soft_margin.objectives import SmoothedSoftMargin, entropy_eta
@@ -211,7 +212,7 @@ def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_ru
     objective = SmoothedSoftMargin(nu, entropy_eta(m, nu, EPS))
     U = np.column_stack([y * DecisionStump().prepare(X, y)(d)[1]
                          for d in np.random.default_rng(0).dirichlet(np.ones(m), size=12)])
-    fast, exact = NewtonStepRule(), EntropyRule(tol=1e-10)
+    fast, exact = NewtonStepRule(line_search=line_search), EntropyRule(tol=1e-10)
     fast.start(m, nu, objective, EPS)
     exact.start(m, nu, objective, EPS)
     gains = []
@@ -223,9 +224,41 @@ def test_newton_rule_ascends_from_its_warm_start_and_converges_to_the_entropy_ru
         gains.append(objective.value(cand.q) - objective.value(U[:, :t] @ warm))
         assert gains[-1] >= -1e-12
     assert max(gains) > 1e-6  # it moves, not only keeps the warm start
-    many = NewtonStepRule(n_steps=500)
+    many = NewtonStepRule(n_steps=500, line_search=line_search)
     many.start(m, nu, objective, EPS)
     assert abs(objective.value(many(U, None).q) - objective.value(exact(U, None).q)) <= 1e-9
+
+
+def test_newton_rule_from_the_fw_start_equals_the_rule_that_computes_it(datasets):
+    """Handing the rule the FW candidate's margins and distribution (``fw_start``) saves their
+    computation and changes nothing else: given the values it would compute (its own product; the
+    step itself moves with the last bit of q, which decides the Hessian's rows at the cap), the
+    same candidate, bit for bit."""
+    from marginboost.soft_margin.objectives import SmoothedSoftMargin, entropy_eta
+    from marginboost.core.margin_matrix import as_margin_matrix
+    from marginboost.soft_margin.secondary import NewtonStepRule
+
+    _, X, y = datasets[1]
+    m, nu = X.shape[0], 0.2 * X.shape[0]
+    objective = SmoothedSoftMargin(nu, entropy_eta(m, nu, EPS))
+    U = np.column_stack([y * DecisionStump().prepare(X, y)(d)[1]
+                         for d in np.random.default_rng(1).dirichlet(np.ones(m), size=8)])
+    w_fw = np.random.default_rng(2).dirichlet(np.ones(8))
+    q = as_margin_matrix(U).matvec(w_fw)
+    for line_search in ("exact", "unit"):
+        a, b = NewtonStepRule(line_search=line_search), NewtonStepRule(line_search=line_search)
+        a.start(m, nu, objective, EPS)
+        b.start(m, nu, objective, EPS)
+        with_start, without = a(U, w_fw, fw_start=(q, objective.distribution(q))), b(U, w_fw)
+        np.testing.assert_array_equal(with_start.w, without.w)
+        assert objective.value(with_start.q) > objective.value(q) + 1e-6  # the step moved
+
+
+def test_newton_rule_names_its_line_search():
+    from marginboost.soft_margin.secondary import NewtonStepRule
+
+    with pytest.raises(ValueError, match="line_search must be 'unit' or 'exact'"):
+        NewtonStepRule(line_search="brent")
 
 
 def test_lp_rule_forgets_a_rolled_back_column():

@@ -123,6 +123,8 @@ def solve_entropic_master(
     line_search_rtol: float = 1e-12,
     hessian_sample: int | None = None,
     final_gap: bool = True,
+    start: tuple | None = None,
+    unit_step: bool = False,
 ) -> EntropicMasterResult:
     """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``.
 
@@ -131,7 +133,13 @@ def solve_entropic_master(
     :func:`~marginboost.core.line_search.exact_line_search`); the stopping test, on the exact duality gap, does
     not depend on them. ``final_gap=False`` skips the gap after the last of ``max_iter``
     iterations (an m x t product) for callers that do not use it: the result then has
-    ``gap = nan`` and ``converged = False``.
+    ``gap = nan`` and ``converged = False``. ``start = (q, d)``: ``U w0`` and its distribution,
+    when the caller has them (saves a product and a projection).
+
+    ``unit_step=True`` replaces the exact line search by :func:`_unit_step` (at most two
+    projections instead of about six): the step's natural length (1 for Newton, up to the
+    boundary), or, where the objective already descends there, the root of the secant of its
+    slope; where that would lower the objective (it overshot the maximum), the exact search.
 
     ``U``: the margin matrix, a :class:`~marginboost.core.margin_matrix.MarginMatrix` or
     :class:`~marginboost.core.bit_matrix.BitMarginMatrix` (only its products and blocks are used),
@@ -141,9 +149,14 @@ def solve_entropic_master(
     w = np.asarray(w0, dtype=np.float64).copy()
     cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
     newton_stalled = False
+    known = start  # (q, d) at w, when already computed
     for it in range(max_iter + 1):
-        q = U.matvec(w)
-        d = objective.distribution(q)
+        if known is not None:
+            q, d = known
+            known = None
+        else:
+            q = U.matvec(w)
+            d = objective.distribution(q)
         if it == max_iter and not final_gap:
             return EntropicMasterResult(w, q, d, objective.value_at(q, d), np.nan, it, False)
         g = U.rmatvec(d)
@@ -169,7 +182,13 @@ def solve_entropic_master(
         lam_max = float(ratios.min()) if negative.size else np.inf
         # A Newton step has natural length 1; allow the line search to go a little past it.
         delta = U.matvec(v)
-        lam = exact_line_search(objective, q, delta, min(lam_max, 2.0), line_search_rtol, float(d @ delta))
+        lam = None
+        if unit_step:
+            lam, known = _unit_step(objective, q, delta, min(lam_max, 1.0), float(d @ delta))
+            if known is not None and objective.value_at(*known) < objective.value_at(q, d):
+                lam, known = None, None  # the secant overshot the maximum: search exactly instead
+        if lam is None:
+            lam = exact_line_search(objective, q, delta, min(lam_max, 2.0), line_search_rtol, float(d @ delta))
         newton_stalled = used_newton and lam == 0.0
         w = w + lam * v
         if lam >= lam_max:  # the blocking coordinate leaves the support exactly
@@ -177,3 +196,25 @@ def solve_entropic_master(
         w = np.clip(w, 0.0, None)
         w /= w.sum()
     raise AssertionError("unreachable: the last iteration returns")
+
+
+def _unit_step(objective, q, delta, lam_max, slope_at_zero):
+    """A step along ``delta`` from ``q`` for at most two projections; returns ``(lam, (q', d'))``.
+
+    ``rho~`` is concave along the line, its slope ``d(q + lam delta) @ delta`` non-increasing.
+    If the slope is still >= 0 at ``lam_max`` (the Newton step's natural length 1, or the
+    boundary), the step is ``lam_max``. Otherwise the root of the slope lies in
+    ``(0, lam_max)`` and the step is the root of its secant through 0 and ``lam_max``:
+    ``lam = lam_max s0 / (s0 - s1)``. ``(q', d')`` are the margins and distribution there, so
+    the next iteration starts without a projection.
+    """
+    if slope_at_zero <= 0.0 or lam_max <= 0.0:
+        return 0.0, None
+    q1 = q + lam_max * delta
+    d1 = objective.distribution(q1)
+    slope = float(d1 @ delta)
+    if slope >= 0.0:
+        return lam_max, (q1, d1)
+    lam = lam_max * slope_at_zero / (slope_at_zero - slope)
+    q2 = q + lam * delta
+    return lam, (q2, objective.distribution(q2))

@@ -211,7 +211,13 @@ def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, obj
                 secondary = None
         if secondary is not None:
             margins = matrix if getattr(secondary, "takes_margin_matrix", False) else matrix.dense()
-            candidates.append((UPDATE_SECONDARY, secondary(margins, w_fw)))
+            fw = candidates[0][1] if candidates else None
+            if fw is not None and fw.evaluated is not None and getattr(secondary, "warm_from_fw", False):
+                # the rule starts at the FW candidate, whose distribution is known: hand it over
+                cand = secondary(margins, w_fw, fw_start=(fw.q, fw.evaluated[1]))
+            else:
+                cand = secondary(margins, w_fw)
+            candidates.append((UPDATE_SECONDARY, cand))
     update, best, value, d = _pick(candidates, objective)
     if fw_value is not None:
         secondary.observe(value - fw_value if update == UPDATE_SECONDARY else 0.0)
