@@ -9,6 +9,7 @@ completed). The boosters:
 
 * ``MLPBoost(hist, newton)``: ``MLPBoostClassifier(weak_learner='hist_stump', secondary='newton')``,
   the fast inexact secondary rule;
+* ``MLPBoost(hist, newton unit)``: the same with ``NewtonStepRule(line_search='unit')``;
 * ``MLPBoost(hist, lp)``: the same with the exact LP rule (``secondary='lp'``);
 * ``LPBoost(hist)``: ``LPBoostClassifier(weak_learner='hist_stump')``;
 * ``MLPBoost(exact, newton)``: ``MLPBoostClassifier(weak_learner='stump', secondary='newton')``,
@@ -81,6 +82,8 @@ STATUS = {"converged": "converged", "max_time": "TIMEOUT", "max_iter": "max_iter
 
 BOOSTERS = {  # name -> (estimator, weak learner, secondary rule)
     "MLPBoost(hist, newton)": ("MLPBoostClassifier", "hist_stump", "newton"),
+    # the same rule with line_search='unit' (NewtonStepRule): ~3 projections a round instead of ~7
+    "MLPBoost(hist, newton unit)": ("MLPBoostClassifier", "hist_stump", "newton unit"),
     "MLPBoost(hist, lp)": ("MLPBoostClassifier", "hist_stump", "lp"),
     "LPBoost(hist)": ("LPBoostClassifier", "hist_stump", None),
     "MLPBoost(exact, newton)": ("MLPBoostClassifier", "stump", "newton"),
@@ -92,7 +95,11 @@ def make_estimator(name: str, weak_learner=None, **kw):
     import marginboost
 
     cls, learner, secondary = BOOSTERS[name]
-    if secondary is not None:
+    if secondary == "newton unit":
+        from marginboost.soft_margin.secondary import NewtonStepRule
+
+        kw["secondary"] = NewtonStepRule(line_search="unit")
+    elif secondary is not None:
         kw["secondary"] = secondary
     return getattr(marginboost, cls)(weak_learner=learner if weak_learner is None else weak_learner, **kw)
 
