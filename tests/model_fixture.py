@@ -98,21 +98,22 @@ def _as_recorded(fit, *, highs_master=False, float_margins=False):
     """``fit`` run as the fixture was recorded, before issue 17 changed two defaults:
     ``highs_master``: HiGHS as the LP rule's solver (``secondary.DEFAULT_LP_SOLVER``), which picks
     another of the LP's several optimal vertices than the dense dual simplex;
-    ``float_margins``: U in float64 (``scheme.BIT_PACKED_MARGINS``), whose products sum in another
+    ``float_margins``: U in float64 (``bit_matrix.BIT_PACKED_MARGINS``), whose products sum in another
     order than the bit kernels, which flips exact ties (e.g. the inexact Newton rule's argmax).
     The new defaults are checked on their own: tests/test_dual_simplex.py, tests/test_bit_matrix.py
     and the exact-optimum tests of tests/test_boosters.py."""
     def run():
-        from marginboost.soft_margin import scheme, secondary
-        saved = secondary.DEFAULT_LP_SOLVER, scheme.BIT_PACKED_MARGINS
+        from marginboost.core import bit_matrix
+        from marginboost.soft_margin import secondary
+        saved = secondary.DEFAULT_LP_SOLVER, bit_matrix.BIT_PACKED_MARGINS
         if highs_master:
             secondary.DEFAULT_LP_SOLVER = "highs"
         if float_margins:
-            scheme.BIT_PACKED_MARGINS = False
+            bit_matrix.BIT_PACKED_MARGINS = False
         try:
             return fit()
         finally:
-            secondary.DEFAULT_LP_SOLVER, scheme.BIT_PACKED_MARGINS = saved
+            secondary.DEFAULT_LP_SOLVER, bit_matrix.BIT_PACKED_MARGINS = saved
     return run
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from marginboost.core.bit_matrix import BitMarginMatrix
 from marginboost.core.margin_matrix import MarginMatrix, as_margin_matrix
+from marginboost.core import bit_matrix
 from marginboost.soft_margin import scheme
 from marginboost.soft_margin.algorithms import CERLPBOOST, ERLPBOOST, mlpboost, run
 from marginboost.soft_margin.fw_rules import ShortStep
@@ -66,7 +67,7 @@ def test_bits_and_floats_reach_the_same_soft_margin(assembly, monkeypatch):
     y = np.where(X[:, 0] + 0.4 * rng.normal(size=150) > 0, 1.0, -1.0)
     margins = {}
     for bits in (True, False):
-        monkeypatch.setattr(scheme, "BIT_PACKED_MARGINS", bits)
+        monkeypatch.setattr(bit_matrix, "BIT_PACKED_MARGINS", bits)
         res = run(assembly, DecisionStump().prepare(X, y), y, 15.0, 0.05, max_iter=20000)
         assert res.status == "converged"
         margins[bits] = res.final["soft_margin"]

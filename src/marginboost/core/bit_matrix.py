@@ -337,6 +337,12 @@ def is_sign_vector(u) -> bool:
     return u.ndim == 1 and u.size > 0 and bool(np.all(np.abs(u) == 1))
 
 
+# Every loop's U of +-1 hypotheses in bits (64x less memory, faster products). False keeps the
+# float matrix everywhere: its products sum in BLAS' order, as before issue 17 (the model
+# fixture's older cases pin it; benchmarks compare the two).
+BIT_PACKED_MARGINS = True
+
+
 def margin_matrix_for(first_column) -> MarginMatrix | BitMarginMatrix:
     """An empty margin matrix for columns like ``first_column``: a :class:`BitMarginMatrix` when
     it is +-1 (stumps, trees with leaves in {-1, +1}), else the float64
@@ -349,7 +355,30 @@ def margin_matrix_for(first_column) -> MarginMatrix | BitMarginMatrix:
     u = np.asarray(first_column)
     if u.ndim != 1:
         raise ValueError(f"first_column must be one-dimensional, got shape {u.shape}")
-    return BitMarginMatrix(u.shape[0]) if is_sign_vector(u) else MarginMatrix(u.shape[0])
+    return BitMarginMatrix(u.shape[0]) if BIT_PACKED_MARGINS and is_sign_vector(u) else MarginMatrix(u.shape[0])
+
+
+class GrowingMarginMatrix:
+    """The margin matrix of a loop: bits while every column is +-1, float64 from the first other one.
+
+    Starts as a :class:`BitMarginMatrix` (a :class:`~marginboost.core.margin_matrix.MarginMatrix`
+    when :data:`BIT_PACKED_MARGINS` is off) and moves to floats, with the same columns and
+    indices, when :meth:`add` gets a column that is not +-1 (real-valued hypotheses: regression
+    trees, FWBoost_R's scaled atoms). Everything else (``n``, ``m``, ``truncate``, ``matvec``,
+    ``rmatvec``, ``edges``, ``column``, ``columns``, ``block_t``, ``dense``) is the held matrix's.
+    """
+
+    def __init__(self, m: int):
+        self.matrix = BitMarginMatrix(m) if BIT_PACKED_MARGINS else MarginMatrix(m)
+
+    def add(self, u) -> tuple[int, bool]:
+        """Return the column of ``u`` and whether it is new (identical columns are merged)."""
+        if isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
+            self.matrix = self.matrix.to_margin_matrix()
+        return self.matrix.add(u)
+
+    def __getattr__(self, name):
+        return getattr(self.matrix, name)
 
 
 class BitMarginMatrix:

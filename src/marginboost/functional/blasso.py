@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.functional.losses import PointwiseLoss, check_targets
 
@@ -105,7 +105,7 @@ class BLassoLoop(RoundLoop):
     step ``t``, backward if it lowers the penalised loss by more than ``xi``, else forward; a
     forward step that would give ``lambda <= 0`` ends the path (no row, status ``'lambda<=0'``).
 
-    The directions (a :class:`MarginMatrix`), hypotheses, scales and the list of steps only
+    The directions (a :class:`GrowingMarginMatrix`), hypotheses, scales and the list of steps only
     grow; a round rolled back is cut from them by the committed state. Round 0 (``beta = 0``)
     is recorded but not committed (no model yet); round 1 starts from it.
     """
@@ -116,7 +116,7 @@ class BLassoLoop(RoundLoop):
     def __init__(self, lmo, loss, y, eps, sample_weight, offset, xi):
         self.lmo, self.loss, self.y, self.s = lmo, loss, y, sample_weight
         self.eps, self.offset, self.xi = eps, offset, xi
-        self.atoms = MarginMatrix(y.shape[0])  # directions a_j, sign-normalised (see _canonical)
+        self.atoms = GrowingMarginMatrix(y.shape[0])  # directions a_j, sign-normalised (see _canonical)
         self.hypotheses: list = []
         self.scales: list = []
         self.steps: list[tuple[int, int]] = []  # (j, +1 or -1) per step: counts[j] += sign
@@ -155,14 +155,14 @@ class BLassoLoop(RoundLoop):
         active = np.flatnonzero(counts)
         if active.size:  # step 2: backward
             back = -np.sign(counts[active])
-            L_back = _losses(self.loss, self.y, self.s, F, self.atoms.U[:, active] * (eps * back))
+            L_back = _losses(self.loss, self.y, self.s, F, self.atoms.columns(active) * (eps * back))
             k = int(np.argmin(L_back))
             # T drops by eps, so Gamma changes by L_back - L - lambda eps.
             if L_back[k] - L - lam * eps < -self.xi:
                 j, sign = int(active[k]), int(back[k])
                 counts = counts.copy()  # counts and F become new arrays: the committed state holds the old ones
                 counts[j] += sign
-                F = F + (eps * sign) * self.atoms.U[:, j]
+                F = F + (eps * sign) * self.atoms.column(j)
                 return self._take(state.t + 1, counts, F, float(L_back[k]), lam, j, sign, _BACKWARD)
         # step 3: forward (round 1 takes the candidate that gave lambda_0)
         candidate = state.candidate if state.t == 0 else self._forward(F, L, self.xi)

@@ -60,7 +60,7 @@ from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from marginboost.core.line_search import exact_line_search
-from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.core.step_sizes import STEP_RULES, check_step_rule, step_size
 from marginboost.functional.losses import ExponentialLoss, check_targets
@@ -238,7 +238,7 @@ class FWBoostLoop(RoundLoop):
 
     Round ``t`` updates iterate ``t - 1`` (a FW, away or drop step; nothing for ``t = 0``) and
     asks the oracle at the new iterate: its state (:class:`_FWState`) holds the vertex and gap
-    the next update needs. The atom directions (a :class:`MarginMatrix`), the hypotheses and
+    the next update needs. The atom directions (a :class:`GrowingMarginMatrix`), the hypotheses and
     their scales only grow; a round rolled back is cut from them by the length of ``alpha``.
     Iterate 0 is recorded but not committed (no model yet); round 1 starts from it.
     """
@@ -250,7 +250,7 @@ class FWBoostLoop(RoundLoop):
         self.lmo, self.loss, self.y, self.beta, self.s = lmo, loss, y, beta, sample_weight
         self.offset, self.step_rule, self.away_steps, self.tol, self.smooth = offset, step, away_steps, tol, smooth
         self.descent = _Descent(loss, y, sample_weight)
-        self.atoms = MarginMatrix(y.shape[0])  # atom directions a_j (identical ones merged)
+        self.atoms = GrowingMarginMatrix(y.shape[0])  # atom directions a_j (identical ones merged; bits if +-1)
         self.hypotheses: list = []
         self.scales: list = []
 
@@ -289,7 +289,7 @@ class FWBoostLoop(RoundLoop):
         d, gamma_max, away = beta * a - Z, 1.0, None
         if self.away_steps:
             active = np.flatnonzero(alpha > 0.0)
-            scores = beta * (g @ self.atoms.U[:, active])
+            scores = beta * self.atoms.edges(g, active)
             k = int(np.argmin(scores)) if active.size else -1
             # The zero atom scores <g, 0> = 0; it is the away atom when every other scores more.
             if alpha0 > 0.0 and (k < 0 or scores[k] > 0.0):
@@ -297,7 +297,7 @@ class FWBoostLoop(RoundLoop):
             elif k >= 0:
                 away, away_weight, away_score = int(active[k]), float(alpha[active[k]]), float(scores[k])
             if away is not None and float(g @ Z) - away_score > state.gap and away_weight < 1.0:
-                d = Z - (beta * self.atoms.U[:, away] if away >= 0 else 0.0)
+                d = Z - (beta * self.atoms.column(away) if away >= 0 else 0.0)
                 gamma_max = away_weight / (1.0 - away_weight)
             else:
                 away = None
@@ -426,7 +426,7 @@ class AdaBoostFWLoop(RoundLoop):
     def __init__(self, oracle, y, beta, step, tol, keep_distributions):
         self.oracle, self.y, self.beta, self.step_rule, self.tol = oracle, y, beta, step, tol
         self.keep_distributions = keep_distributions
-        self.atoms = MarginMatrix(y.shape[0])  # outputs h_j(X) (identical ones merged)
+        self.atoms = GrowingMarginMatrix(y.shape[0])  # outputs h_j(X) (identical ones merged; bits if +-1)
         self.hypotheses: list = []
         self.distributions: list = []  # D_t per iterate, with keep_distributions
 

@@ -30,7 +30,6 @@ import time
 import numpy as np
 
 from marginboost.core.bit_matrix import BitMarginMatrix, is_sign_vector, margin_matrix_for
-from marginboost.core.margin_matrix import MarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
@@ -54,10 +53,6 @@ LOOP_COLUMNS = (
 )
 HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
 UPDATE_INIT, UPDATE_FW, UPDATE_SECONDARY, UPDATE_NONE = 0, 1, 2, 3
-# U of +-1 hypotheses (stumps, trees) in bits (core.bit_matrix: 64x less memory, faster products).
-# False keeps the float matrix: the products then sum in BLAS' order, as before issue 17 (the
-# model fixture's older cases pin it; benchmarks compare the two).
-BIT_PACKED_MARGINS = True
 UPDATE_NAMES = {UPDATE_INIT: "init", UPDATE_FW: "fw", UPDATE_SECONDARY: "secondary", UPDATE_NONE: "none (stopped)"}
 
 
@@ -103,7 +98,7 @@ class SoftMarginLoop(RoundLoop):
         edge = float(d @ u)
         best_edge = min(best_edge, edge)
         if self.matrix is None:
-            self.matrix = margin_matrix_for(u) if BIT_PACKED_MARGINS else MarginMatrix(u.shape[0])
+            self.matrix = margin_matrix_for(u)  # bits for +-1 columns (core.bit_matrix.BIT_PACKED_MARGINS)
         elif isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
             self.matrix = self.matrix.to_margin_matrix()  # a real-valued hypothesis: float from now on
         j_new, is_new = self.matrix.add(u)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import xlogy
 
+from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.core.projections import capped_simplex_kl_projection
 
 
@@ -58,10 +59,10 @@ def relative_entropy(d: np.ndarray) -> float:
 
 
 def _dual(U, beta, gamma_hat, nu):
-    q = U @ beta
+    q = U.matvec(beta)
     d = capped_simplex_kl_projection(q, nu, 1.0)
     value = relative_entropy(d) + float(d @ q) - gamma_hat * float(beta.sum())
-    return value, d, U.T @ d - gamma_hat
+    return value, d, U.rmatvec(d) - gamma_hat
 
 
 # A multiplier at most this large counts as at its bound 0, in the KKT measure as in the
@@ -85,7 +86,7 @@ def _newton_direction(U, d, grad, free_rows, nu):
         return v
     d_f = d[examples]
     s_f = d_f.sum()
-    Uf = U[examples][:, free_rows]
+    Uf = U.block_t(np.flatnonzero(examples), np.flatnonzero(free_rows)).T
     mean = d_f @ Uf / s_f
     H = Uf.T @ (Uf * d_f[:, None]) - s_f * np.outer(mean, mean)
     # A ridge keeps the system solvable when columns coincide on the uncapped examples.
@@ -96,7 +97,7 @@ def _newton_direction(U, d, grad, free_rows, nu):
 
 
 def project_onto_edge_constraints(
-    U: np.ndarray,
+    U,
     gamma_hat: float,
     nu: float = 1.0,
     beta0: np.ndarray | None = None,
@@ -108,10 +109,12 @@ def project_onto_edge_constraints(
 
     The caller guarantees a strictly feasible point exists (LP value < ``gamma_hat``);
     ``beta0`` (>= 0, length ``t``) warm-starts the multipliers, e.g. with the previous
-    round's plus a 0 for the new column.
+    round's plus a 0 for the new column. ``U``: an (m, t) array or a margin matrix object
+    (:class:`~marginboost.core.margin_matrix.MarginMatrix`,
+    :class:`~marginboost.core.bit_matrix.BitMarginMatrix`), read only by its products and blocks.
     """
-    U = np.asarray(U, dtype=np.float64)
-    t = U.shape[1]
+    U = as_margin_matrix(np.asarray(U, dtype=np.float64) if not hasattr(U, "matvec") else U)
+    t = U.n
     beta = np.zeros(t) if beta0 is None else np.clip(np.asarray(beta0, dtype=np.float64), 0.0, None)
     value, d, grad = _dual(U, beta, gamma_hat, nu)
     kkt = _kkt(beta, grad)

@@ -31,7 +31,8 @@ history records ``Delta(d^t, d^0)`` per round so that tests can check that step.
 
 The loop is :class:`SoftBoostLoop`, run by the round driver
 :func:`marginboost.core.rounds.run_rounds`; the margin columns are kept in a
-:class:`~marginboost.core.margin_matrix.MarginMatrix` (appended to, never copied).
+:class:`~marginboost.core.bit_matrix.GrowingMarginMatrix` (bits for +-1 hypotheses; appended to,
+never copied).
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.soft_margin.objectives import soft_margin
 from marginboost.soft_margin.restricted_lp import RestrictedMasterLP
@@ -86,7 +87,7 @@ class SoftBoostLoop(RoundLoop):
     The committed state is ``(w, d, beta, best_edge)``: the LP weights over the distinct
     columns so far, the distribution ``d^t`` the next round asks the weak learner with, the
     projection's multipliers (one per column, its next warm start) and the smallest edge so
-    far. The hypotheses, the margin matrix ``U`` (:class:`~marginboost.core.margin_matrix.MarginMatrix`)
+    far. The hypotheses, the margin matrix ``U`` (:class:`~marginboost.core.bit_matrix.GrowingMarginMatrix`)
     and the restricted LP only grow; a round rolled back (Ctrl-C) is cut from them by the
     length of ``w`` (the LP, which cannot drop a row, is rebuilt from the columns kept).
     """
@@ -96,7 +97,7 @@ class SoftBoostLoop(RoundLoop):
 
     def __init__(self, oracle, y: np.ndarray, nu: float, delta: float):
         self.oracle, self.y, self.nu, self.delta = oracle, y, nu, delta
-        self.margins = MarginMatrix(y.shape[0])
+        self.margins = GrowingMarginMatrix(y.shape[0])
         self.lp = RestrictedMasterLP(y.shape[0], nu)
         self.hypotheses: list = []
 
@@ -110,9 +111,8 @@ class SoftBoostLoop(RoundLoop):
         del self.hypotheses[n:]
         if self.lp.n_rows > n:
             self.lp = RestrictedMasterLP(self.y.shape[0], self.nu)
-            U = self.margins.U
             for j in range(n):
-                self.lp.add_hypothesis(U[:, j])
+                self.lp.add_hypothesis(self.margins.column(j))
 
     def step(self, state, round_):
         """One round: ``h_t = WL(d^{t-1})``, the LP over ``h_1..h_t``, and the stop or the projection ``d^t``."""
@@ -129,16 +129,15 @@ class SoftBoostLoop(RoundLoop):
             self.lp.add_hypothesis(u)
             beta = np.append(beta, 0.0)
         w, _, rho = self.lp.solve()
-        U = self.margins.U
         entropy = kkt = math.nan
         stop = None
         if rho >= target - _STOP_TOL:  # projection infeasible or on a face d_i = 0
             stop = Status.CONVERGED
         else:
-            proj = project_onto_edge_constraints(U, target, self.nu, beta0=beta)
+            proj = project_onto_edge_constraints(self.margins, target, self.nu, beta0=beta)
             d, beta, entropy, kkt = proj.d, proj.beta, proj.entropy, proj.kkt
         row = {"edge": edge, "best_edge": best_edge, "target": target, "lp_value": rho,
-               "soft_margin": soft_margin(U @ w, self.nu), "entropy": entropy, "projection_kkt": kkt}
+               "soft_margin": soft_margin(self.margins.matvec(w), self.nu), "entropy": entropy, "projection_kkt": kkt}
         return RoundOutcome(row, (w, d, beta, best_edge), stop=stop, path=(w, None))
 
     def ensemble(self, state):
