@@ -103,7 +103,7 @@ def test_real_valued_rows_use_the_float_path():
         lp.add_hypothesis(U[:, k])
         w, d, gamma = lp.solve()
         assert gamma == pytest.approx(edge_minimisation_linprog(U[:, : k + 1], np.full(m, 1 / nu)), abs=1e-9)
-    assert type(lp._rows.matrix).__name__ == "MarginMatrix"
+    assert type(lp._rows.matrix.matrix).__name__ == "MarginMatrix"
 
 
 @pytest.mark.parametrize("m, nu", [(1, 1.0), (2, 1.0), (2, 2.0), (9, 9.0), (9, 1.0)])

@@ -82,11 +82,11 @@ def test_the_loop_holds_signs_in_bits_and_moves_to_floats_for_a_real_valued_hypo
     objective = SmoothedSoftMargin(2.0, entropy_eta(y.shape[0], 2.0, 0.01))
     loop = scheme.SoftMarginLoop(lambda d: ("h", next(calls)), y, objective, 0.01, fw_rule=ShortStep())
     state = loop.step(None, 1).state
-    assert isinstance(loop.matrix, BitMarginMatrix)
+    assert isinstance(loop.matrix.matrix, BitMarginMatrix)
     state = loop.step(state, 2).state
-    assert isinstance(loop.matrix, BitMarginMatrix)
+    assert isinstance(loop.matrix.matrix, BitMarginMatrix)
     state = loop.step(state, 3).state
-    assert isinstance(loop.matrix, MarginMatrix) and loop.matrix.n == 3
+    assert isinstance(loop.matrix.matrix, MarginMatrix) and loop.matrix.n == 3
     np.testing.assert_array_equal(loop.matrix.column(2), y * outputs[2])
     np.testing.assert_allclose(state[1], loop.matrix.matvec(state[0]), atol=1e-14)  # q = U w still
 

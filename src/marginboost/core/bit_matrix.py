@@ -8,7 +8,9 @@ U w`` and ``rmatvec(d) = U^T d``, plus float64 +-1 copies of parts of U: ``colum
 ``columns(index)`` (``U[:, index]``), ``block(rows, cols)`` (``U[np.ix_(rows, cols)]``) and
 ``dense()``. Real-valued hypotheses keep the float matrix: :func:`margin_matrix_for`
 chooses by the first column, and :meth:`BitMarginMatrix.to_margin_matrix` converts when a
-later column is not +-1 (``add`` refuses it with a ``ValueError``).
+later column is not +-1 (``add`` refuses it with a ``ValueError``). :class:`GrowingMarginMatrix`
+does both for a loop: the soft-margin scheme, FWBoost, AdaBoost.FW, BLasso, TotalBoost and
+SoftBoost keep their U in one (:data:`BIT_PACKED_MARGINS` off: floats everywhere).
 
 **Layout: byte-sliced column groups.** Columns ``8g .. 8g+7`` form group ``g``; example ``i``
 has one byte per group whose bit ``c`` is set when ``U[i, 8g+c] = +1``. The bytes of 8

@@ -46,8 +46,7 @@ import highspy
 import numba
 import numpy as np
 
-from marginboost.core.bit_matrix import BitMarginMatrix, is_sign_vector
-from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.soft_margin.objectives import SoftMargin
 from marginboost.soft_margin.restricted_lp import RestrictedMasterLP, SolverError
 
@@ -71,16 +70,12 @@ class _Rows:
 
     def __init__(self, m: int):
         self.m = m
-        self.matrix = None
+        self.matrix = GrowingMarginMatrix(m)  # the distinct rows: bits while they are +-1
         self.row_col: list[int] = []
         self._index = np.empty(0, dtype=np.int64)
         self._distinct = True
 
     def add(self, u: np.ndarray) -> None:
-        if self.matrix is None:
-            self.matrix = BitMarginMatrix(self.m) if is_sign_vector(u) else MarginMatrix(self.m)
-        elif isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
-            self.matrix = self.matrix.to_margin_matrix()
         j, is_new = self.matrix.add(np.ascontiguousarray(u, dtype=np.float64))
         self._distinct &= is_new
         self.row_col.append(j)
@@ -93,16 +88,11 @@ class _Rows:
 
     def times(self, v: np.ndarray) -> np.ndarray:
         """``sum_k v_k u_k`` (m,): the rows weighted by ``v`` (t,)."""
-        v = self._per_column(v)
-        if isinstance(self.matrix, BitMarginMatrix):
-            return self.matrix.matvec(v)
-        return self.matrix.U @ v
+        return self.matrix.matvec(self._per_column(v))
 
     def block(self, examples: np.ndarray) -> np.ndarray:
         """``[u_k[i]]`` for the given examples i (rows of the result) and all rows k (columns)."""
-        if isinstance(self.matrix, BitMarginMatrix):
-            return self.matrix.block(examples, self._index)
-        return self.matrix.U[np.ix_(examples, self._index)]
+        return self.matrix.block_t(examples, self._index).T
 
 
 class DualSimplexMaster:
@@ -491,9 +481,7 @@ class DualSimplexMaster:
 
     def _rows_dot(self, x: np.ndarray) -> np.ndarray:
         """``u_k @ x`` for every row k (t,)."""
-        matrix = self._rows.matrix
-        per_column = matrix.rmatvec(x) if isinstance(matrix, BitMarginMatrix) else matrix.U.T @ x
-        return per_column[self._rows._index]
+        return self._rows.matrix.rmatvec(x)[self._rows._index]
 
     # ----------------------------------------------------------------------------- fallback
     def _solve_by_highs(self):
@@ -527,9 +515,7 @@ class DualSimplexMaster:
         return answer
 
     def _row(self, k: int) -> np.ndarray:
-        matrix = self._rows.matrix
-        j = self._rows.row_col[k]
-        return matrix.column(j) if isinstance(matrix, BitMarginMatrix) else matrix.U[:, j].copy()
+        return self._rows.matrix.column(self._rows.row_col[k]).copy()
 
 
 @numba.njit(cache=True, nogil=True)

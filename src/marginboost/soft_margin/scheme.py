@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from marginboost.core.bit_matrix import BitMarginMatrix, is_sign_vector, margin_matrix_for
+from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
@@ -76,7 +76,7 @@ class SoftMarginLoop(RoundLoop):
         self.smoothed = smoothed if smoothed is not None else objective
         self.reported = SoftMargin(objective.nu, objective.weights)
         self.tol = objective.stop_tol(eps)
-        self.matrix = None  # U: bit-packed for +-1 hypotheses, float otherwise (first column decides)
+        self.matrix = GrowingMarginMatrix(y.shape[0])  # U: bits while every hypothesis is +-1
         self.hypotheses: list = []
 
     def _start(self):
@@ -97,10 +97,6 @@ class SoftMarginLoop(RoundLoop):
         u = self.y * np.asarray(pred, dtype=np.float64)
         edge = float(d @ u)
         best_edge = min(best_edge, edge)
-        if self.matrix is None:
-            self.matrix = margin_matrix_for(u)  # bits for +-1 columns (core.bit_matrix.BIT_PACKED_MARGINS)
-        elif isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
-            self.matrix = self.matrix.to_margin_matrix()  # a real-valued hypothesis: float from now on
         j_new, is_new = self.matrix.add(u)
         if is_new:
             self.hypotheses.append(h)
