@@ -37,6 +37,19 @@ def test_bits_while_sign_columns_then_floats_with_the_same_indices():
     assert U.n == 2 and U.add(real) == (2, True)
 
 
+def test_pickle_and_copy_keep_the_columns():
+    import copy
+    import pickle
+
+    U = GrowingMarginMatrix(5)
+    U.add(np.array([1.0, -1.0, 1.0, 1.0, -1.0]))
+    for clone in (pickle.loads(pickle.dumps(U)), copy.deepcopy(U)):
+        assert isinstance(clone.matrix, BitMarginMatrix) and clone.n == 1
+        np.testing.assert_array_equal(clone.dense(), U.dense())
+    with pytest.raises(AttributeError):
+        U.no_such_attribute
+
+
 def test_flag_off_keeps_floats(monkeypatch):
     monkeypatch.setattr(bit_matrix, "BIT_PACKED_MARGINS", False)
     U = GrowingMarginMatrix(4)

@@ -380,6 +380,10 @@ class GrowingMarginMatrix:
         return self.matrix.add(u)
 
     def __getattr__(self, name):
+        # only for what the instance lacks; 'matrix' and the dunders (pickle and copy ask for
+        # __setstate__ before __dict__ exists) are never delegated, or the lookup recurses
+        if name == "matrix" or name.startswith("__"):
+            raise AttributeError(name)
         return getattr(self.matrix, name)
 
 
