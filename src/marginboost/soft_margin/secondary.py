@@ -183,11 +183,11 @@ class NewtonStepRule(EntropyRule):
     * ``'unit'``: the natural length 1 where the objective still ascends there, else the secant
       root of its slope (:func:`~marginboost.soft_margin.entropic_master._unit_step`), the exact
       search only where the secant overshoots: about 3 projections a round instead of 7.
-      Measured (issue 17; depth-2 trees, eps = 0.01, fit s, two fits each, a second job on the
-      other core): ringnorm nu = 0.1m 1.07-1.16 -> 0.80 (145 -> 139 rounds), twonorm 0.1m 1.60
-      -> 1.58, 0.5m 0.46-0.59 -> 0.45-0.52 (118 -> 98 rounds); but banana 0.1m 1.34-1.43 ->
-      1.53-1.74 (309 -> 341 rounds) and 0.5m 0.09 -> 0.11, where the face Hessian (300 columns)
-      dominates a round. Not a default yet.
+      Measured (issue 17; depth-2 trees, eps = 0.01, fit s of two fits each, the benchmark run
+      on the other core): ringnorm nu = 0.1m 0.49-0.57 -> 0.39-0.40 (145 -> 139 rounds),
+      twonorm 0.1m 0.76-0.78 -> 0.73-0.74, 0.5m 0.27-0.29 -> 0.22 (118 -> 98 rounds); but banana
+      0.1m 0.65-0.69 -> 0.79-0.81 (309 -> 341 rounds) and 0.5m 0.04 -> 0.05-0.06 (46 -> 64
+      rounds), where the face Hessian of ~300 columns dominates a round. Not a default yet.
 
     The start's margins and distribution are the FW candidate's, which the scheme has already
     computed (``fw_start``). No step lowers the objective, so the candidate is at least the warm
