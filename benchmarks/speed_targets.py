@@ -35,8 +35,9 @@ Four sections (``--sections 1 2 3 4``, all by default), each a table in ``--out`
 2. **Update overhead of MLPBoost('newton')**, as ``master_overhead.py`` measures it (same weak
    learner, the estimator's default ``'tree'`` = ``EdgeTree(2)``, or ``--overhead-learner``):
    ringnorm, twonorm, banana at nu in {0.1m, 0.5m}, eps = 0.01, to convergence or ``--max-time``
-   (TIMEOUT: the ratio is then of the rounds it ran). overhead = sum ``solver_time`` / sum
-   ``weak_learner_time`` of the fit's ``history_``; target <= 0.5.
+   (TIMEOUT: the ratio is then of the rounds it ran), once per ``--line-searches`` (the rule's
+   ``NewtonStepRule(line_search=...)``: 'exact', the default, and 'unit'). overhead = sum
+   ``solver_time`` / sum ``weak_learner_time`` of the fit's ``history_``; target <= 0.5.
 
 3. **LPBoost's hot-started master against HiGHS from scratch.** ``LPBoostClassifier(nu=0.1,
    eps=0.01)`` (depth-2 edge trees, ``--max-time``) on ringnorm (``--lp-subsample`` rows,
@@ -89,6 +90,7 @@ from marginboost import LPBoostClassifier, MLPBoostClassifier  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
 from marginboost.experiments.tables import atomic_write  # noqa: E402
 from marginboost.io import datasets  # noqa: E402
+from marginboost.soft_margin.secondary import NewtonStepRule  # noqa: E402
 
 ROUND_DATASETS = ("ringnorm", "twonorm")
 OVERHEAD_DATASETS = ("ringnorm", "twonorm", "banana")
@@ -268,19 +270,22 @@ def section_overhead(args, record: dict) -> None:
         X, y = load(name, args.subsample, args.seed)
         quiet_fit(MLPBoostClassifier(secondary="newton", weak_learner=args.overhead_learner, max_iter=3), X, y)
         for nu in args.nu:
-            est = MLPBoostClassifier(nu=nu, eps=EPS, secondary="newton", weak_learner=args.overhead_learner,
-                                     max_iter=10**6, max_time=args.max_time)
-            wall = quiet_fit(est, X, y)
-            h = est.history_
-            wl, update = float(h["weak_learner_time"].sum()), float(h["solver_time"].sum())
-            rows.append(dict(data=name, m=X.shape[0], nu=nu, rounds=int(est.n_iter_), status=STATUS[est.status_],
-                             wall=wall, loop=float(h["time"][-1]), wl=wl, update=update,
-                             overhead=update / wl if wl > 0 else float("inf"), margin=float(est.margin_)))
-            print(render_overhead_row(rows[-1]), flush=True)
+            for line_search in args.line_searches:  # NewtonStepRule(line_search=...), in turn
+                est = MLPBoostClassifier(nu=nu, eps=EPS, secondary=NewtonStepRule(line_search=line_search),
+                                         weak_learner=args.overhead_learner, max_iter=10**6, max_time=args.max_time)
+                wall = quiet_fit(est, X, y)
+                h = est.history_
+                wl, update = float(h["weak_learner_time"].sum()), float(h["solver_time"].sum())
+                rows.append(dict(data=name, m=X.shape[0], nu=nu, line_search=line_search, rounds=int(est.n_iter_),
+                                 status=STATUS[est.status_], wall=wall, loop=float(h["time"][-1]), wl=wl,
+                                 update=update, overhead=update / wl if wl > 0 else float("inf"),
+                                 margin=float(est.margin_)))
+                print(render_overhead_row(rows[-1]), flush=True)
 
 
 def render_overhead_row(r: dict) -> str:
-    return (f"| {r['data']} | {r['m']} | {r['nu']}m | {r['rounds']} | {r['status']} | {r['wall']:.2f} | "
+    return (f"| {r['data']} | {r['m']} | {r['nu']}m | {r.get('line_search', 'exact')} | {r['rounds']} | "
+            f"{r['status']} | {r['wall']:.2f} | "
             f"{r['loop']:.2f} | {r['wl']:.3f} | {r['update']:.3f} | {r['overhead']:.2f}x | "
             f"<= {TARGET_OVERHEAD:g}: {verdict(r['overhead'], TARGET_OVERHEAD)} | {r['margin']:.4f} |")
 
@@ -290,10 +295,11 @@ def render_overhead(args, record: dict) -> list[str]:
              f"`MLPBoostClassifier(nu, eps={EPS}, secondary='newton', weak_learner={args.overhead_learner!r})` "
              f"(`'tree'` = `EdgeTree(2)`, as `master_overhead.py`), to convergence or `--max-time` {args.max_time:g} s "
              "(TIMEOUT: the ratio is of the rounds run). overhead = sum `solver_time` / sum `weak_learner_time` "
-             "(`history_`, all rounds); target <= 0.5. fit s = wall time of `fit`; loop s = `history_['time'][-1]`.",
+             "(`history_`, all rounds); target <= 0.5. fit s = wall time of `fit`; loop s = `history_['time'][-1]`. "
+             "line search: the rule's `NewtonStepRule(line_search=...)` ('exact', the default, or 'unit').",
              "",
-             "| data | m | nu | rounds | status | fit s | loop s | weak learner s | update s | overhead | target | "
-             "soft margin |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| data | m | nu | line search | rounds | status | fit s | loop s | weak learner s | update s | overhead | "
+             "target | soft margin |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     return lines + [render_overhead_row(r) for r in record.get("rows", [])]
 
 
@@ -461,6 +467,8 @@ def main(argv=None) -> int:
     parser.add_argument("--subsample", type=int, default=None,
                         help="sections 1, 2: stratified subsample of the KEEL sets (all rows; quick 1000)")
     parser.add_argument("--nu", type=float, nargs="+", default=None, help="section 2 (0.1 0.5; quick 0.1)")
+    parser.add_argument("--line-searches", nargs="+", default=["exact", "unit"], choices=["exact", "unit"],
+                        help="section 2: the Newton rule's line searches, each fitted in turn")
     parser.add_argument("--overhead-learner", default="tree", choices=["tree", "hist_tree"],
                         help="section 2 weak learner ('tree' = EdgeTree(2), as master_overhead.py)")
     parser.add_argument("--lp-subsample", type=int, default=None, help="section 3 ringnorm rows (all; quick 1000)")
