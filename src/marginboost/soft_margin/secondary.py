@@ -216,10 +216,14 @@ class NewtonStepRule(EntropyRule):
         if line_search not in ("unit", "exact"):
             raise ValueError(f"line_search must be 'unit' or 'exact', got line_search={line_search!r}")
         self.line_search = line_search
-        self.unit_step = line_search == "unit"
         self.n_steps = n_steps
         self.amortise = amortise
         self.max_skip = max_skip
+
+    @property
+    def unit_step(self) -> bool:
+        """Whether the steps take the natural length or the secant root (``line_search='unit'``)."""
+        return self.line_search == "unit"
 
     def start(self, m: int, nu: float, objective, eps: float) -> None:
         """Begin a fit (and, when amortised, run in the first rounds until an advantage is known)."""

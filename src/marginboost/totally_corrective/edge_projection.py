@@ -113,7 +113,7 @@ def project_onto_edge_constraints(
     (:class:`~marginboost.core.margin_matrix.MarginMatrix`,
     :class:`~marginboost.core.bit_matrix.BitMarginMatrix`), read only by its products and blocks.
     """
-    U = as_margin_matrix(np.asarray(U, dtype=np.float64) if not hasattr(U, "matvec") else U)
+    U = as_margin_matrix(U)
     t = U.n
     beta = np.zeros(t) if beta0 is None else np.clip(np.asarray(beta0, dtype=np.float64), 0.0, None)
     value, d, grad = _dual(U, beta, gamma_hat, nu)
