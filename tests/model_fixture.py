@@ -7,7 +7,9 @@ change of behaviour is intended and explained:  ``python tests/model_fixture.py 
 (only the cases named, or all). Re-recorded since: the two :data:`BLAS_SENSITIVE` cases, at the
 pairwise drop-step fix (their rounds include drop steps; the float-margin path they pinned also
 differed by 3e-6 under another BLAS kernel) and again when the Newton rule began to start from
-the FW candidate's distribution (its margins differ from ``U w`` in the last bit).
+the FW candidate's distribution (its margins differ from ``U w`` in the last bit), and when the
+Newton rule's line search went from Brent's method to ``newton_line_search`` (fewer projections,
+another point within the same tolerance).
 
 Each case returns a dict of arrays: the model's outputs on held-out rows (decision function
 or prediction), its weights, its round count and status, and the non-timing history columns.

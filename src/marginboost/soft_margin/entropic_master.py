@@ -20,7 +20,7 @@ against an independent conic solver in ``tests/test_entropic_master.py``):
 1. On the face spanned by the support ``S`` of ``w`` and the coordinate ``j`` of largest
    gradient, take the Newton step of the equality-constrained quadratic model (KKT system
    with ``sum v = 0``), truncated to stay feasible (a coordinate that reaches 0 leaves
-   ``S``), with an exact line search.
+   ``S``), with an exact line search (:func:`~marginboost.core.line_search.newton_line_search`).
 2. When that step is no ascent direction, would make ``w_j`` negative, or makes no progress,
    take a Frank-Wolfe step toward ``e_j`` instead (exact line search), which always progresses.
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import dsyrk
 
-from marginboost.core.line_search import exact_line_search
+from marginboost.core.line_search import newton_line_search
 from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
@@ -130,7 +130,7 @@ def solve_entropic_master(
 
     ``hessian_cutoff``, ``hessian_sample`` and ``line_search_rtol`` trade the quality of each
     step for its cost (see :func:`_newton_direction` and
-    :func:`~marginboost.core.line_search.exact_line_search`); the stopping test, on the exact duality gap, does
+    :func:`~marginboost.core.line_search.newton_line_search`); the stopping test, on the exact duality gap, does
     not depend on them. ``final_gap=False`` skips the gap after the last of ``max_iter``
     iterations (an m x t product) for callers that do not use it: the result then has
     ``gap = nan`` and ``converged = False``. ``start = (q, d)``: ``U w0`` and its distribution,
@@ -188,7 +188,7 @@ def solve_entropic_master(
             if known is not None and objective.value_at(*known) < objective.value_at(q, d):
                 lam, known = None, None  # the secant overshot the maximum: search exactly instead
         if lam is None:
-            lam = exact_line_search(objective, q, delta, min(lam_max, 2.0), line_search_rtol, float(d @ delta))
+            lam, *known = newton_line_search(objective, q, d, delta, min(lam_max, 2.0), line_search_rtol)
         newton_stalled = used_newton and lam == 0.0
         w = w + lam * v
         if lam >= lam_max:  # the blocking coordinate leaves the support exactly

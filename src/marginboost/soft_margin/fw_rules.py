@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginboost.core.line_search import exact_line_search
+from marginboost.core.line_search import newton_line_search
 from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.core.step_sizes import classic_step, short_step
 from marginboost.soft_margin.objectives import SmoothedSoftMargin
@@ -89,7 +89,7 @@ class LineSearch:
 
     def __call__(self, ctx: FWContext):
         delta = ctx.matrix.column(ctx.j_new) - ctx.q
-        return _toward_new(ctx, exact_line_search(ctx.objective, ctx.q, delta, 1.0))
+        return _toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0])
 
 
 class Pairwise:
@@ -116,7 +116,7 @@ class Pairwise:
             return _toward_new(ctx, 0.0)
         delta = ctx.matrix.column(ctx.j_new) - ctx.matrix.column(away)
         lam_max = float(ctx.w[away])
-        lam = exact_line_search(ctx.objective, ctx.q, delta, lam_max)
+        lam = newton_line_search(ctx.objective, ctx.q, ctx.d, delta, lam_max)[0]
         w1 = ctx.w.copy()
         w1[ctx.j_new] += lam
         w1[away] = 0.0 if lam >= lam_max else w1[away] - lam  # a drop step removes `away` exactly

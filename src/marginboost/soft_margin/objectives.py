@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 from scipy.special import xlogy
 
 from marginboost.core.projections import capped_simplex_kl_projection
@@ -144,6 +145,41 @@ class SmoothedSoftMargin:
         """``rho~(q) = min_{d in P(m, nu)} d @ q + Delta(d)/eta``."""
         return self.value_at(q, self.distribution(q))
 
+    def slope_curvature(self, d: np.ndarray, delta: np.ndarray) -> tuple[float, float]:
+        """First and second derivative of ``lam -> rho~(q + lam delta)`` at 0, given ``d = distribution(q)``.
+
+        The slope is ``d @ delta`` (``grad rho~ = d``). ``d_i = min(cap_i, Z s_i exp(-eta q_i))`` moves
+        only on the free examples ``F`` (below their cap), by ``-eta d_i (delta_i - mean_F delta)``
+        with ``mean_F`` the ``d``-weighted mean over ``F``; so the curvature is
+        ``-eta (sum_F d_i delta_i^2 - (sum_F d_i delta_i)^2 / sum_F d_i) <= 0``: the Hessian of
+        :func:`~marginboost.soft_margin.entropic_master._face_hessian` along ``delta``, from one pass
+        and no projection. (Where an example sits exactly at its cap the two one-sided curvatures
+        differ; this is the free side's.)
+        """
+        caps = np.empty(0) if self.weights is None else self.weights / self.nu
+        slope, free_sq, free_lin, free_mass = _slope_curvature_sums(d, delta, 1.0 / self.nu, caps,
+                                                                    self.weights is not None)
+        curvature = -self.eta * (free_sq - free_lin * free_lin / free_mass) if free_mass > 0.0 else 0.0
+        return slope, min(curvature, 0.0)
+
     def stop_tol(self, eps: float) -> float:
         """``eps/2``: a gap of at most ``eps/2`` gives ``rho(q) >= g - eps`` (000 Lemma 2)."""
         return eps / 2.0
+
+
+@njit(cache=True)
+def _slope_curvature_sums(d, delta, cap, caps, weighted):
+    """``sum_i d_i delta_i`` over all examples; ``sum d delta^2``, ``sum d delta`` and ``sum d`` over the
+    free ones (``d_i < cap_i (1 - 1e-12)``, the test of ``_face_hessian``)."""
+    slope = 0.0
+    sq = 0.0
+    lin = 0.0
+    mass = 0.0
+    for i in range(d.shape[0]):
+        x = d[i] * delta[i]
+        slope += x
+        if d[i] < (caps[i] if weighted else cap) * (1.0 - 1e-12):
+            sq += x * delta[i]
+            lin += x
+            mass += d[i]
+    return slope, sq, lin, mass

@@ -179,7 +179,10 @@ class NewtonStepRule(EntropyRule):
     (sub-sampled Newton; at m = 10^6 the exact one cost 60% of a round), and a step length
     (a Frank-Wolfe step where Newton does not ascend) chosen by ``line_search``:
 
-    * ``'exact'`` (default): Brent's method to relative accuracy ``line_search_rtol``;
+    * ``'exact'`` (default): :func:`~marginboost.core.line_search.newton_line_search` to relative
+      accuracy ``line_search_rtol``: its first point is the Newton point along the step, its
+      second (the step overshoots about 2x at eps = 0.01) the secant root, so 2-3 projections a
+      round where Brent's method took 5-6;
     * ``'unit'``: the natural length 1 where the objective still ascends there, else the secant
       root of its slope (:func:`~marginboost.soft_margin.entropic_master._unit_step`), the exact
       search only where the secant overshoots: about 3 projections a round instead of 7.
@@ -187,7 +190,9 @@ class NewtonStepRule(EntropyRule):
       on the other core): ringnorm nu = 0.1m 0.49-0.57 -> 0.39-0.40 (145 -> 139 rounds),
       twonorm 0.1m 0.76-0.78 -> 0.73-0.74, 0.5m 0.27-0.29 -> 0.22 (118 -> 98 rounds); but banana
       0.1m 0.65-0.69 -> 0.79-0.81 (309 -> 341 rounds) and 0.5m 0.04 -> 0.05-0.06 (46 -> 64
-      rounds), where the face Hessian of ~300 columns dominates a round. Not a default yet.
+      rounds), where the face Hessian of ~300 columns dominates a round. Those are against
+      Brent's search; against ``newton_line_search`` the two are even (5 stratified 90%
+      subsamples of each of the six settings, fit time summed: 'unit' 10.2 s, 'exact' 10.6 s).
 
     The start's margins and distribution are the FW candidate's, which the scheme has already
     computed (``fw_start``). No step lowers the objective, so the candidate is at least the warm
