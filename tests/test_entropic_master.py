@@ -94,7 +94,8 @@ def hessian_case(seed, m=200, t=9):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_blocked_hessian_and_its_newton_step_equal_the_dense_formula(seed, monkeypatch):
-    """Row blocks (dsyrk) smaller than the free set, so several are accumulated."""
+    """Row blocks smaller than the free set, so several are accumulated: dsyrk to 1e-12, ssyrk
+    (``single``, the Newton rule's) to 1e-5."""
     import marginboost.soft_margin.entropic_master as em
 
     U, obj, w, d = hessian_case(seed)
@@ -107,16 +108,37 @@ def test_blocked_hessian_and_its_newton_step_equal_the_dense_formula(seed, monke
     # U in C order (m, t) and stored as the margin matrix stores it (U.T C-contiguous); all
     # columns, and a face of some of them (the submatrix of the dense Hessian)
     face = np.array([0, 2, 3, 7])
-    for layout in (U, np.ascontiguousarray(U.T).T):
-        for cols in (support, face):
-            np.testing.assert_allclose(em._face_hessian(layout, d, cols, obj, 1.0 / obj.nu, 1e-2),
-                                       H[np.ix_(cols, cols)], rtol=1e-12, atol=1e-12 * np.abs(H).max())
+    for single, tol in ((False, 1e-12), (True, 1e-5)):
+        for layout in (U, np.ascontiguousarray(U.T).T):
+            for cols in (support, face):
+                np.testing.assert_allclose(em._face_hessian(layout, d, cols, obj, 1.0 / obj.nu, 1e-2, single=single),
+                                           H[np.ix_(cols, cols)], rtol=tol, atol=tol * np.abs(H).max())
 
-    v = em._newton_direction(U, w, d, g, support, obj, 1.0 / obj.nu, 1e-2)
     # v solves the dense KKT system: H v - g is constant (the multiplier of sum v = 0), up to
-    # the ridge of 1e-10 trace(H)/t
-    assert abs(v.sum()) <= 1e-12 * np.abs(v).max()
-    assert np.ptp(H @ v - g) <= 1e-8 * (np.abs(H).max() * np.abs(v).max() + np.abs(g).max())
+    # the ridge (1e-10 trace(H)/t; 1e-5 in single precision)
+    for single, tol in ((False, 1e-8), (True, 1e-4)):
+        v = em._newton_direction(U, w, d, g, support, obj, 1.0 / obj.nu, 1e-2, single=single)
+        assert abs(v.sum()) <= 1e-12 * np.abs(v).max()
+        assert np.ptp(H @ v - g) <= tol * (np.abs(H).max() * np.abs(v).max() + np.abs(g).max())
+
+
+def test_single_precision_hessian_keeps_the_digits_of_a_nearly_constant_column():
+    """The Gram matrix is summed in float32 after centring: E[u^2] - mu^2 in float32 would leave
+    nothing of the variance of a column that is +1 on every free example but one."""
+    from marginboost.soft_margin.entropic_master import _face_hessian
+
+    rng = np.random.default_rng(5)
+    m = 3000
+    U = rng.choice([-1.0, 1.0], size=(m, 3))
+    U[:, 1] = 1.0
+    U[17, 1] = -1.0
+    obj = SmoothedSoftMargin(m / 10, 1.0)  # d close to uniform: every example free, example 17 too
+    d = obj.distribution(U @ np.array([0.5, 0.0, 0.5]))
+    H, n_free = dense_face_hessian(U, d, obj, 1e-2)
+    assert n_free == m
+    got = _face_hessian(U, d, np.arange(3), obj, 1.0 / obj.nu, 1e-2, single=True)
+    assert H[1, 1] < 1e-2 * H[0, 0]  # the variance of column 1 is small next to the others'
+    np.testing.assert_allclose(np.diag(got), np.diag(H), rtol=1e-5)
 
 
 @pytest.mark.parametrize("seed", range(3))

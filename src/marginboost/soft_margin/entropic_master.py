@@ -31,7 +31,8 @@ Hessian; this changes the Newton model, not the objective, which every step eval
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import dsyrk
+from numba import njit
+from scipy.linalg.blas import dsyrk, ssyrk
 
 from marginboost.core.line_search import newton_line_search
 from marginboost.core.margin_matrix import as_margin_matrix
@@ -51,7 +52,7 @@ class EntropicMasterResult:
 _HESSIAN_BLOCK = 8192  # rows per block: the gathered block stays small next to U
 
 
-def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
+def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=False):
     """Minus the Hessian of ``rho~(U w)`` in the support's coordinates (positive semidefinite).
 
     It is ``eta * sum_{i in F} c_i (u_i - mu)(u_i - mu)^T`` with ``c_i = d_i`` and ``mu`` their
@@ -61,9 +62,18 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
     by systematic sampling (deterministic: evenly spaced points on the cumulative weights),
     each with weight ``sum_F d / sample``, the sub-sampled Newton method of Byrd, Chin, Neveitt
     and Nocedal (SIAM J. Optim. 2011); its relative error is about ``sqrt(t / sample)``, and the
-    line search keeps every step an ascent. The rows are gathered in blocks of
-    ``_HESSIAN_BLOCK`` and their ``sqrt(c)``-scaled Gram matrix accumulated by ``dsyrk``, so the
-    extra memory is one block, not a copy of ``U_F`` (at m = 10^6 a full gather was 3.4x X).
+    line search keeps every step an ascent.
+
+    The rows are gathered in blocks of ``_HESSIAN_BLOCK`` (the extra memory is one block, not a
+    copy of ``U_F``: at m = 10^6 a full gather was 3.4x X), scaled by ``sqrt(c)``, and their Gram
+    matrix accumulated by ``dsyrk``; ``mu`` is summed alongside and ``total mu mu^T`` subtracted.
+    With ``single`` the blocks are first centred on ``mu`` (from one product with U) and the Gram
+    matrix summed in float32 by ``ssyrk``: half the time, where ``dsyrk`` was most of a Newton step
+    at m = 10^5 (issue 17). Centred, the float32 sum has no cancellation (``E[u^2] - mu^2`` would
+    lose all digits of a column nearly constant on ``F``); its relative error, about 1e-6, is far
+    below the sampling error, and the model's ridge is then above it (:func:`_newton_direction`).
+    A solve to a tight tolerance needs float64: at eps = 1e-6 ERLPBoost's master with the float32
+    Hessian stopped at 500 iterations, its Newton steps no longer quadratic.
     """
     U = as_margin_matrix(U)
     rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
@@ -74,31 +84,53 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None):
         picked = np.minimum(np.searchsorted(cumulative, points, side="right"), rows.size - 1)
         rows, c = rows[picked], np.full(sample, cumulative[-1] / sample)
     k = support.size
-    H = np.zeros((k, k), order="F")
-    if rows.size:
-        total = c.sum()
+    if not rows.size:
+        return np.zeros((k, k))
+    total = c.sum()
+    if single:
+        mean = U.rmatvec(np.bincount(rows, weights=c, minlength=U.m))[support] / total
+        H = np.zeros((k, k), dtype=np.float32, order="F")
+    else:
         mean = np.zeros(k)
-        # A block is gathered as (k, n) in C order, so its transpose is the Fortran-order (n, k)
-        # matrix dsyrk takes without a copy (a C-order (n, k) block made the BLAS wrapper copy it).
-        for lo in range(0, rows.size, _HESSIAN_BLOCK):
-            part = slice(lo, lo + _HESSIAN_BLOCK)
-            block = U.block_t(rows[part], support)
+        H = np.zeros((k, k), order="F")
+    # A block is gathered as (k, n) in C order, so its transpose is the Fortran-order (n, k)
+    # matrix syrk takes without a copy (a C-order (n, k) block made the BLAS wrapper copy it).
+    for lo in range(0, rows.size, _HESSIAN_BLOCK):
+        part = slice(lo, lo + _HESSIAN_BLOCK)
+        block = U.block_t(rows[part], support)
+        if single:
+            block = _centred_scaled32(block, mean, np.sqrt(c[part]))
+            H = ssyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
+        else:
             mean += block @ c[part]
             block *= np.sqrt(c[part])
-            H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
-        H = np.triu(H) + np.triu(H, 1).T
+            H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)
+    H = np.triu(H).astype(np.float64)
+    H = H + np.triu(H, 1).T
+    if not single:
         mean /= total
-        H = objective.eta * (H - total * np.outer(mean, mean))
-    return H
+        H -= total * np.outer(mean, mean)
+    return objective.eta * H
 
 
-def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None):
+@njit(cache=True, nogil=True)
+def _centred_scaled32(block, mean, scale):
+    """``float32((block - mean[:, None]) * scale[None, :])`` in one pass."""
+    out = np.empty(block.shape, dtype=np.float32)
+    for q in range(block.shape[0]):
+        for r in range(block.shape[1]):
+            out[q, r] = (block[q, r] - mean[q]) * scale[r]
+    return out
+
+
+def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None, single=False):
     """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``,
-    with the Hessian of :func:`_face_hessian`."""
+    with the Hessian of :func:`_face_hessian` (in float32 with ``single``)."""
     k = support.size
-    H = _face_hessian(U, d, support, objective, cap, cutoff, sample)
-    # A tiny ridge keeps the KKT system solvable when columns coincide on the free examples.
-    reg = 1e-10 * max(np.trace(H) / k, 1e-8)
+    H = _face_hessian(U, d, support, objective, cap, cutoff, sample, single)
+    # A tiny ridge keeps the KKT system solvable when columns coincide on the free examples; in
+    # float32 a larger one, above the Hessian's rounding (about 1e-6 of it; see _face_hessian).
+    reg = (1e-5 if single else 1e-10) * max(np.trace(H) / k, 1e-8)
     kkt = np.zeros((k + 1, k + 1))
     kkt[:k, :k] = H + reg * np.eye(k)
     kkt[:k, k] = 1.0
@@ -125,6 +157,7 @@ def solve_entropic_master(
     final_gap: bool = True,
     start: tuple | None = None,
     unit_step: bool = False,
+    single_precision_hessian: bool = False,
 ) -> EntropicMasterResult:
     """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``.
 
@@ -134,7 +167,9 @@ def solve_entropic_master(
     not depend on them. ``final_gap=False`` skips the gap after the last of ``max_iter``
     iterations (an m x t product) for callers that do not use it: the result then has
     ``gap = nan`` and ``converged = False``. ``start = (q, d)``: ``U w0`` and its distribution,
-    when the caller has them (saves a product and a projection).
+    when the caller has them (saves a product and a projection). ``single_precision_hessian``:
+    the face Hessian summed in float32 (:func:`_face_hessian`; half the time, for callers that
+    take a step or a few rather than solve to a tight tolerance).
 
     ``unit_step=True`` replaces the exact line search by :func:`_unit_step` (at most two
     projections instead of about six): the step's natural length (1 for Newton, up to the
@@ -167,7 +202,8 @@ def solve_entropic_master(
         support = np.union1d(np.flatnonzero(w > 0.0), [j_best])
         v = None
         if support.size > 1 and not newton_stalled:
-            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff, hessian_sample)
+            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff, hessian_sample,
+                                  single_precision_hessian)
             # Not an ascent direction numerically, or it would push a zero weight negative:
             # take a Frank-Wolfe step instead, which always adds j_best.
             if not g @ v > 0.0 or np.any(v[w <= 0.0] < 0.0):
