@@ -196,6 +196,32 @@ def pad_thresholds(thresholds, p: int, max_bins: int) -> tuple[np.ndarray, np.nd
 
 
 @njit(cache=True, nogil=True)
+def _runs(ordered):
+    """The distinct values of a sorted column and their counts (NaNs, unequal to all, one each)."""
+    n_runs = 0
+    for r in range(ordered.shape[0]):
+        n_runs += r == 0 or ordered[r] != ordered[r - 1]
+    values = np.empty(n_runs)
+    counts = np.zeros(n_runs, dtype=np.int64)
+    k = -1
+    for r in range(ordered.shape[0]):
+        if r == 0 or ordered[r] != ordered[r - 1]:
+            k += 1
+            values[k] = ordered[r]
+        counts[k] += 1
+    return values, counts
+
+
+@njit(cache=True, nogil=True)
+def _scatter_codes(ordered, order, bin_of_value, codes_j):
+    """``codes_j[order[r]] = bin_of_value[k]``, k the distinct value at sorted position r."""
+    k = -1
+    for r in range(order.shape[0]):
+        k += r == 0 or ordered[r] != ordered[r - 1]
+        codes_j[order[r]] = bin_of_value[k]
+
+
+@njit(cache=True, nogil=True)
 def _encode_feature(X, j, start, stop, thr_j, n_thr, codes_j, lower_j, upper_j, counts_j):
     """Code rows [start, stop) of feature j: binary search for the number of thresholds < x."""
     finite = True
@@ -267,7 +293,46 @@ def bin_features(X, max_bins: int = 255, thresholds=None, n_jobs=None) -> Binned
     threads = n_threads(n_jobs)
     X = as_2d_numeric(X)
     if thresholds is None:
-        thresholds = bin_thresholds(X, max_bins)
+        return _fit_bins(X, max_bins)
     padded, n_bins = pad_thresholds(thresholds, X.shape[1], max_bins)
     codes, lower, upper, counts = encode(X, padded, n_bins, threads)
     return BinnedFeatures(codes, Bins(padded, lower, upper, counts, n_bins))
+
+
+def _fit_bins(X, max_bins: int) -> BinnedFeatures:
+    """Thresholds fitted on X and X coded by them, from one sort per feature.
+
+    The thresholds need each column's distinct values, i.e. a sort; walking the sorted order, the
+    distinct value k of each x is known, and it lies in bin ``#{cuts < k}`` (``t_b < u_k``
+    exactly when bin b ends before k), so the codes cost a lookup each instead of a binary search
+    over the thresholds (:func:`encode`: 39 ns a value, 0.2 s at 10^5 x 50; now 0.13 s in all;
+    issue 17). ``lower``, ``upper`` and ``counts`` follow from the distinct values and their
+    counts. The result equals ``encode`` with the same thresholds (tested). Extra memory: about
+    16-24 bytes a row (the order and the sorted column), for one column at a time.
+    """
+    m, p = X.shape
+    codes = np.empty((p, m), dtype=np.uint8)
+    per_feature = []  # (thresholds, lower, upper, counts) of each feature's bins
+    for j in range(p):
+        column = np.asarray(X[:, j], dtype=np.float64)
+        order = np.argsort(column)
+        ordered = column[order]
+        del column
+        values, counts = _runs(ordered)
+        thresholds = feature_thresholds(values, counts, max_bins, j)  # raises on NaN or inf
+        cuts = _cut_positions(counts, max_bins)
+        starts = np.concatenate(([0], cuts + 1))
+        ends = np.append(cuts, values.shape[0] - 1)
+        bin_of_value = np.repeat(np.arange(starts.shape[0], dtype=np.uint8), ends - starts + 1)
+        _scatter_codes(ordered, order, bin_of_value, codes[j])
+        per_feature.append((thresholds, values[starts], values[ends], np.add.reduceat(counts, starts)))
+    padded, n_bins = pad_thresholds([f[0] for f in per_feature], p, max_bins)
+    width = padded.shape[1] + 1
+    lower = np.full((p, width), np.inf)
+    upper = np.full((p, width), -np.inf)
+    bin_counts = np.zeros((p, width), dtype=np.int64)
+    for j, (_, lower_j, upper_j, counts_j) in enumerate(per_feature):
+        lower[j, : n_bins[j]] = lower_j
+        upper[j, : n_bins[j]] = upper_j
+        bin_counts[j, : n_bins[j]] = counts_j
+    return BinnedFeatures(codes, Bins(padded, lower, upper, bin_counts, n_bins))
