@@ -271,6 +271,31 @@ def test_fitted_bins_equal_the_binary_search_coding(data, max_bins):
             np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
+    """level_stats routes and sums in one pass; the separate kernels it replaced are the reference."""
+    from marginboost.weak_learners.histogram import _leaf_of, _route_and_sum
+    from marginboost.weak_learners.trees import node_stats
+
+    rng = np.random.default_rng(seed)
+    m, p, width = 500, 4, 16
+    codes = rng.integers(0, width, size=(p, m)).astype(np.uint8)
+    w = rng.normal(size=m) * (rng.random(m) < 0.9)  # some zeros: neither sign
+    # root split on feature 1 at bin 7; its left child split on feature 3 at bin 2; right child a leaf
+    feature = np.array([1, 3, -1, -1, -1])
+    cut = np.array([7, 2, 0, 0, 0])
+    left = np.array([1, 3, -1, -1, -1])
+    right = np.array([2, 4, -1, -1, -1])
+    active_pos = np.array([-1, -1, 2, 0, 1])  # this level: nodes 3, 4 and the leaf 2
+    leaf, offset, *sums = _route_and_sum(codes, w, feature, cut, left, right, active_pos, 3, width)
+    expected_leaf = _leaf_of(codes, feature, cut, left, right)
+    np.testing.assert_array_equal(leaf, expected_leaf)
+    node_of = active_pos[expected_leaf]
+    np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
+    for got, want in zip(sums, node_stats(w, node_of, 3)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_float32_is_not_copied_to_float64():
     rng = np.random.default_rng(4)
     m, p = 20_000, 50

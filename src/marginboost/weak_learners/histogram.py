@@ -52,7 +52,7 @@ from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import Stump, midpoint
-from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
+from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits
 
 __all__ = ["HistogramStump", "HistogramTree"]
 
@@ -147,6 +147,37 @@ def _leaf_of(codes, feature, cut, left, right):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _route_and_sum(codes, w, feature, cut, left, right, active_pos, n_nodes, width):
+    """One pass over the examples: each one's node (:func:`_leaf_of`), its histogram offset
+    ``node * width`` in this level (-1 outside it: one index per update, not two), and per node
+    of the level :func:`.trees.node_stats` (summed in example order, as it sums). Four passes and
+    three temporaries of m entries before (issue 17)."""
+    m = codes.shape[1]
+    leaf = np.empty(m, dtype=np.int64)
+    offset = np.empty(m, dtype=np.int64)
+    total = np.zeros(n_nodes)
+    mass = np.zeros(n_nodes)
+    has_pos = np.zeros(n_nodes, dtype=np.bool_)
+    has_neg = np.zeros(n_nodes, dtype=np.bool_)
+    for i in range(m):
+        k = 0
+        while feature[k] >= 0:
+            k = left[k] if codes[feature[k], i] <= cut[k] else right[k]
+        leaf[i] = k
+        n = active_pos[k]
+        if n < 0:
+            offset[i] = -1
+            continue
+        offset[i] = n * width
+        total[n] += w[i]
+        mass[n] += abs(w[i])
+        # or-ed, not branched on: the signs of w = d * y are unpredictable
+        has_pos[n] |= w[i] > 0.0
+        has_neg[n] |= w[i] < 0.0
+    return leaf, offset, total, mass, has_pos, has_neg
+
+
 class StumpStats(NamedTuple):
     total: float  # T = sum_i w_i
     hist: np.ndarray  # (p, W): H_j(b)
@@ -174,9 +205,8 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
     histograms; with ``with_hist`` False (the last level) the examples' nodes instead, from which
     the training predictions follow once the leaf values are known."""
     feature, cut, left, right, active_pos = routing
-    leaf = _leaf_of(codes, feature, cut, left, right)
-    node_of = active_pos[leaf]
-    total, mass, has_pos, has_neg = node_stats(w, node_of, n_nodes)
+    leaf, offset, total, mass, has_pos, has_neg = _route_and_sum(codes, w, feature, cut, left, right, active_pos,
+                                                                 n_nodes, width)
     if not with_hist:
         return LevelStats(total, mass, has_pos, has_neg, None, None, leaf)
     if feature[0] < 0:  # the root: every example in node 0, the bins' presence known from binning
@@ -185,7 +215,6 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
     p = codes.shape[0]
     hist = np.zeros((p, n_nodes * width))
     present = np.zeros((p, n_nodes * width), dtype=np.bool_)
-    offset = np.where(node_of >= 0, node_of * width, -1)  # one index per update, not two
     run_kernel(_level_hist, _level_hist_parallel, threads, codes, w, offset, hist, present, threads)
     return LevelStats(total, mass, has_pos, has_neg, hist.reshape(p, n_nodes, width),
                       present.reshape(p, n_nodes, width), None)
