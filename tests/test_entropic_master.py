@@ -170,3 +170,24 @@ def test_result_carries_the_margins_and_distribution_of_its_weights():
         np.testing.assert_array_equal(res.d, obj.distribution(res.q))
         assert res.value == obj.value(res.q)
         assert res.converged == (res.gap <= 1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_systematic_sample_picks_what_searchsorted_on_the_cumulative_sums_picks(seed):
+    """The one-pass sampler against the numpy expression it replaced (ties, zeros, dyadic weights)."""
+    from marginboost.soft_margin.entropic_master import _systematic_sample
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n = int(rng.integers(2, 3000))
+        sample = int(rng.integers(1, n))
+        c = rng.random(n) ** rng.choice([1, 5, 20])
+        c[rng.random(n) < 0.1] = 0.0
+        if seed % 2:
+            c = np.round(c * 8) / 8 + 1 / 8  # dyadic: points land exactly on cumulative sums
+        cumulative = np.cumsum(c)
+        points = (np.arange(sample) + 0.5) * (cumulative[-1] / sample)
+        want = np.minimum(np.searchsorted(cumulative, points, side="right"), n - 1)
+        picked, total = _systematic_sample(c, sample)
+        np.testing.assert_array_equal(picked, want)
+        assert total == cumulative[-1]

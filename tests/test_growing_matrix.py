@@ -37,6 +37,27 @@ def test_bits_while_sign_columns_then_floats_with_the_same_indices():
     assert U.n == 2 and U.add(real) == (2, True)
 
 
+@pytest.mark.parametrize("m", [1, 7, 64, 130])
+def test_centred_single_precision_blocks_of_both_matrices_equal_the_dense_formula(m):
+    """The face Hessian's float32 rows, gathered from bits or from floats: (U[rows, cols] - mean) * scale."""
+    rng = np.random.default_rng(m)
+    U = rng.choice([-1.0, 1.0], size=(m, 11))
+    bits, floats = BitMarginMatrix(m), MarginMatrix(m)
+    for j in range(U.shape[1]):
+        bits.add(U[:, j])
+        floats.add(U[:, j])
+    U = bits.dense()  # the distinct columns (at small m some coincide and are stored once)
+    np.testing.assert_array_equal(floats.dense(), U)
+    rows = np.sort(rng.choice(m, size=max(1, m // 2)))
+    cols = np.unique(np.array([0, 3, 4, 10]) % U.shape[1])
+    mean, scale = rng.normal(size=cols.size), rng.random(rows.size)
+    want = ((U[np.ix_(rows, cols)].T - mean[:, None]) * scale[None, :]).astype(np.float32)
+    for matrix in (bits, floats):
+        got = matrix.centred_block_t32(rows, cols, mean, scale)
+        assert got.dtype == np.float32 and got.flags.c_contiguous
+        np.testing.assert_array_equal(got, want)
+
+
 def test_pickle_and_copy_keep_the_columns():
     import copy
     import pickle

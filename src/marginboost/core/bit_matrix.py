@@ -163,6 +163,19 @@ def _gather(W, rows, cols, out):
 
 
 @njit(cache=True, nogil=True)
+def _gather_centred32(W, rows, cols, mean, scale, out):
+    """``out[q, r] = float32((U[rows[r], cols[q]] - mean[q]) * scale[r])``, (len(cols), len(rows))."""
+    for q in range(cols.shape[0]):
+        row = W[cols[q] // 8]
+        shift = cols[q] % 8
+        up, down = 1.0 - mean[q], -1.0 - mean[q]
+        for r in range(rows.shape[0]):
+            i = rows[r]
+            bit = (row[i // 8] >> np.uint64(8 * (i % 8) + shift)) & np.uint64(1)
+            out[q, r] = (up if bit else down) * scale[r]
+
+
+@njit(cache=True, nogil=True)
 def _tables(w, n):
     """``T[g, b] = sum over the live columns c of group g of (+w_{8g+c} if bit c of b else
     -w_{8g+c})``, in ascending c from 0.0."""
@@ -519,6 +532,20 @@ class BitMarginMatrix:
     def block_t(self, rows, cols) -> np.ndarray:
         """``U[np.ix_(rows, cols)].T``, C-order (len(cols), len(rows)) (the face Hessians' layout)."""
         return self.block(rows, cols).T
+
+    def centred_block_t32(self, rows, cols, mean, scale) -> np.ndarray:
+        """``float32((block_t(rows, cols) - mean[:, None]) * scale[None, :])`` straight from the bits
+        (the single-precision face Hessian's rows; no float64 block in between)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        cols = np.asarray(cols, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.m):
+            raise IndexError(f"row index out of range for {self.m} rows")
+        if cols.size and (cols.min() < 0 or cols.max() >= self.n):
+            raise IndexError(f"column index out of range for {self.n} columns")
+        out = np.empty((cols.size, rows.size), dtype=np.float32)
+        _gather_centred32(self._W, rows, cols, np.asarray(mean, dtype=np.float64),
+                          np.asarray(scale, dtype=np.float64), out)
+        return out
 
     def column(self, j: int) -> np.ndarray:
         """``U[:, j]`` as a float64 +-1 vector (m,)."""

@@ -88,6 +88,14 @@ class MarginMatrix:
             return self._data[: self.n][:, rows]  # one gather instead of an outer-product index
         return self._data[np.ix_(cols, np.asarray(rows, dtype=np.int64))]
 
+    def centred_block_t32(self, rows, cols, mean, scale) -> np.ndarray:
+        """``float32((block_t(rows, cols) - mean[:, None]) * scale[None, :])`` (the single-precision
+        face Hessian's rows)."""
+        block = self.block_t(rows, cols)
+        block -= np.asarray(mean, dtype=np.float64)[:, None]
+        block *= np.asarray(scale, dtype=np.float64)[None, :]
+        return block.astype(np.float32)
+
     def dense(self) -> np.ndarray:
         """The (m, n) matrix U, a view valid until the next :meth:`add`."""
         return self.U

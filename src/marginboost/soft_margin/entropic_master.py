@@ -79,10 +79,8 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
     c = d[rows]
     if sample is not None and rows.size > sample:
-        cumulative = np.cumsum(c)
-        points = (np.arange(sample) + 0.5) * (cumulative[-1] / sample)
-        picked = np.minimum(np.searchsorted(cumulative, points, side="right"), rows.size - 1)
-        rows, c = rows[picked], np.full(sample, cumulative[-1] / sample)
+        picked, total = _systematic_sample(c, sample)
+        rows, c = rows[picked], np.full(sample, total / sample)
     k = support.size
     if not rows.size:
         return np.zeros((k, k))
@@ -97,11 +95,11 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     # matrix syrk takes without a copy (a C-order (n, k) block made the BLAS wrapper copy it).
     for lo in range(0, rows.size, _HESSIAN_BLOCK):
         part = slice(lo, lo + _HESSIAN_BLOCK)
-        block = U.block_t(rows[part], support)
         if single:
-            block = _centred_scaled32(block, mean, np.sqrt(c[part]))
+            block = U.centred_block_t32(rows[part], support, mean, np.sqrt(c[part]))
             H = ssyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)  # upper triangle of B^T B
         else:
+            block = U.block_t(rows[part], support)
             mean += block @ c[part]
             block *= np.sqrt(c[part])
             H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)
@@ -114,13 +112,29 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
 
 
 @njit(cache=True, nogil=True)
-def _centred_scaled32(block, mean, scale):
-    """``float32((block - mean[:, None]) * scale[None, :])`` in one pass."""
-    out = np.empty(block.shape, dtype=np.float32)
-    for q in range(block.shape[0]):
-        for r in range(block.shape[1]):
-            out[q, r] = (block[q, r] - mean[q]) * scale[r]
-    return out
+def _systematic_sample(c, sample):
+    """Systematic sampling in proportion to ``c``: the index of the entry each of the points
+    ``(k + 1/2) C / sample`` (k < sample, C = sum c) falls in on the cumulative sums, and C.
+
+    ``np.searchsorted(np.cumsum(c), points, side='right')`` (capped at the last index) in one
+    merge-like pass, the points being sorted: 1 ms at 10^5 free examples, a tenth of a Newton
+    step's Hessian, now ~0.15 ms (issue 17). The same sums in the same order: the same picks.
+    """
+    n = c.shape[0]
+    cumulative = np.empty(n)
+    running = 0.0
+    for i in range(n):
+        running += c[i]
+        cumulative[i] = running
+    step = cumulative[n - 1] / sample
+    picked = np.empty(sample, dtype=np.int64)
+    i = 0
+    for k in range(sample):
+        point = (k + 0.5) * step
+        while i < n and cumulative[i] <= point:
+            i += 1
+        picked[k] = min(i, n - 1)
+    return picked, cumulative[n - 1]
 
 
 def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None, single=False):
