@@ -515,15 +515,20 @@ class BitMarginMatrix:
     def block(self, rows, cols) -> np.ndarray:
         """``U[np.ix_(rows, cols)]`` as a float64 +-1 array (len(rows), len(cols)), Fortran
         order (its transpose is the C-order (k, n) block the face Hessians hand to ``dsyrk``)."""
+        rows, cols = self._checked(rows, cols)
+        out = np.empty((rows.size, cols.size), order="F")
+        _gather(self._W, rows, cols, out)
+        return out
+
+    def _checked(self, rows, cols) -> tuple[np.ndarray, np.ndarray]:
+        """Row and column indices as int64 vectors, ``IndexError`` where one is out of range."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         cols = np.asarray(cols, dtype=np.int64).reshape(-1)
         if rows.size and (rows.min() < 0 or rows.max() >= self.m):
             raise IndexError(f"row index out of range for {self.m} rows")
         if cols.size and (cols.min() < 0 or cols.max() >= self.n):
             raise IndexError(f"column index out of range for {self.n} columns")
-        out = np.empty((rows.size, cols.size), order="F")
-        _gather(self._W, rows, cols, out)
-        return out
+        return rows, cols
 
     def edges(self, d, index) -> np.ndarray:
         """``d @ U[:, index]``: the edges of some columns under ``d`` (one :meth:`rmatvec`)."""
@@ -536,12 +541,7 @@ class BitMarginMatrix:
     def centred_block_t32(self, rows, cols, mean, scale) -> np.ndarray:
         """``float32((block_t(rows, cols) - mean[:, None]) * scale[None, :])`` straight from the bits
         (the single-precision face Hessian's rows; no float64 block in between)."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        cols = np.asarray(cols, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.m):
-            raise IndexError(f"row index out of range for {self.m} rows")
-        if cols.size and (cols.min() < 0 or cols.max() >= self.n):
-            raise IndexError(f"column index out of range for {self.n} columns")
+        rows, cols = self._checked(rows, cols)
         out = np.empty((cols.size, rows.size), dtype=np.float32)
         _gather_centred32(self._W, rows, cols, np.asarray(mean, dtype=np.float64),
                           np.asarray(scale, dtype=np.float64), out)
