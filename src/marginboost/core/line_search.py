@@ -80,7 +80,7 @@ def newton_line_search(objective, q: np.ndarray, d: np.ndarray, delta: np.ndarra
     lam_max = float(lam_max)
     lo, slope_lo, point_lo = 0.0, slope, (q, d)
     hi, slope_hi = lam_max, None  # phi'(hi) < 0 once a point past the root is known
-    x, slope_x, curvature_x = 0.0, slope, curvature
+    x, slope_x = 0.0, slope  # the last point tried
     lam = min(slope / -curvature, lam_max) if curvature < 0.0 else lam_max
     kept = 0  # +1: lo was kept (hi moved) in the last update; -1: hi was kept
     for _ in range(max_iter):
