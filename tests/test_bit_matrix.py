@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from marginboost.core.bit_matrix import BitMarginMatrix, is_sign_vector, margin_matrix_for
+from marginboost.core.bit_matrix import BitMarginMatrix, GrowingMarginMatrix, is_sign_vector
 from marginboost.core.margin_matrix import MarginMatrix
 
 U_ROUND = 2.0 ** -53
@@ -353,16 +353,21 @@ def test_columns_and_conversion():
     assert back.add(flt.U[:, 4].copy()) == (4, False)
 
 
-def test_factory_rule():
-    assert isinstance(margin_matrix_for(np.array([1.0, -1.0, 1.0])), BitMarginMatrix)
-    assert isinstance(margin_matrix_for(np.array([1, -1])), BitMarginMatrix)
-    assert isinstance(margin_matrix_for(np.array([1.0, 0.5])), MarginMatrix)
-    assert isinstance(margin_matrix_for(np.array([1.0, 0.0])), MarginMatrix)
-    assert isinstance(margin_matrix_for(np.array([1.0, np.nan])), MarginMatrix)
-    assert margin_matrix_for(np.ones(7)).m == 7
+def test_growing_matrix_holds_bits_exactly_for_sign_columns():
+    def held(u):
+        matrix = GrowingMarginMatrix(len(u))
+        matrix.add(u)
+        return matrix.matrix
+
+    assert isinstance(held(np.array([1.0, -1.0, 1.0])), BitMarginMatrix)
+    assert isinstance(held(np.array([1, -1])), BitMarginMatrix)
+    assert isinstance(held(np.array([1.0, 0.5])), MarginMatrix)
+    assert isinstance(held(np.array([1.0, 0.0])), MarginMatrix)
+    assert isinstance(held(np.array([1.0, np.nan])), MarginMatrix)
+    assert GrowingMarginMatrix(7).m == 7
     assert not is_sign_vector(np.ones((2, 2))) and not is_sign_vector(np.array([]))
     with pytest.raises(ValueError, match="one-dimensional"):
-        margin_matrix_for(np.ones((3, 2)))
+        GrowingMarginMatrix(3).add(np.ones((3, 2)))
 
 
 def test_memory_one_bit_per_entry_and_geometric_growth():

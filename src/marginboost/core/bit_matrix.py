@@ -6,11 +6,12 @@ contract of :class:`~marginboost.core.margin_matrix.MarginMatrix` (``add``, ``tr
 and, instead of the float view ``U``, the two products the boosting loops need, ``matvec(w) =
 U w`` and ``rmatvec(d) = U^T d``, plus float64 +-1 copies of parts of U: ``column(j)``,
 ``columns(index)`` (``U[:, index]``), ``block(rows, cols)`` (``U[np.ix_(rows, cols)]``) and
-``dense()``. Real-valued hypotheses keep the float matrix: :func:`margin_matrix_for`
-chooses by the first column, and :meth:`BitMarginMatrix.to_margin_matrix` converts when a
-later column is not +-1 (``add`` refuses it with a ``ValueError``). :class:`GrowingMarginMatrix`
-does both for a loop: the soft-margin scheme, FWBoost, AdaBoost.FW, BLasso, TotalBoost and
-SoftBoost keep their U in one (:data:`BIT_PACKED_MARGINS` off: floats everywhere).
+``dense()``. Real-valued hypotheses need the float matrix: ``add`` refuses a column that is
+not +-1 with a ``ValueError``, and :meth:`BitMarginMatrix.to_margin_matrix` converts (same
+columns, same indices). :class:`GrowingMarginMatrix` does that for a loop: bits while every
+column is +-1, floats from the first other one. The soft-margin scheme, the dual simplex,
+FWBoost, AdaBoost.FW, BLasso, TotalBoost and SoftBoost keep their U in one
+(:data:`BIT_PACKED_MARGINS` off: floats everywhere).
 
 **Layout: byte-sliced column groups.** Columns ``8g .. 8g+7`` form group ``g``; example ``i``
 has one byte per group whose bit ``c`` is set when ``U[i, 8g+c] = +1``. The bytes of 8
@@ -75,7 +76,7 @@ from numba import njit
 
 from marginboost.core.margin_matrix import MarginMatrix
 
-__all__ = ["BitMarginMatrix", "is_sign_vector", "margin_matrix_for"]
+__all__ = ["BIT_PACKED_MARGINS", "BitMarginMatrix", "GrowingMarginMatrix", "is_sign_vector"]
 
 _ONES = np.uint64(0x0101010101010101)  # bit 0 of each of the 8 bytes of a word
 
@@ -358,21 +359,6 @@ def is_sign_vector(u) -> bool:
 BIT_PACKED_MARGINS = True
 
 
-def margin_matrix_for(first_column) -> MarginMatrix | BitMarginMatrix:
-    """An empty margin matrix for columns like ``first_column``: a :class:`BitMarginMatrix` when
-    it is +-1 (stumps, trees with leaves in {-1, +1}), else the float64
-    :class:`~marginboost.core.margin_matrix.MarginMatrix`.
-
-    The rule looks at one column; a loop whose hypotheses may later be real-valued catches the
-    ``ValueError`` of :meth:`BitMarginMatrix.add` and continues with
-    :meth:`BitMarginMatrix.to_margin_matrix` (same columns, same indices).
-    """
-    u = np.asarray(first_column)
-    if u.ndim != 1:
-        raise ValueError(f"first_column must be one-dimensional, got shape {u.shape}")
-    return BitMarginMatrix(u.shape[0]) if BIT_PACKED_MARGINS and is_sign_vector(u) else MarginMatrix(u.shape[0])
-
-
 class GrowingMarginMatrix:
     """The margin matrix of a loop: bits while every column is +-1, float64 from the first other one.
 
@@ -388,6 +374,8 @@ class GrowingMarginMatrix:
 
     def add(self, u) -> tuple[int, bool]:
         """Return the column of ``u`` and whether it is new (identical columns are merged)."""
+        if np.ndim(u) != 1:
+            raise ValueError(f"u must be one-dimensional, got shape {np.shape(u)}")
         if isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
             self.matrix = self.matrix.to_margin_matrix()
         return self.matrix.add(u)
