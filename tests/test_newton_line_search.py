@@ -49,13 +49,19 @@ def test_slope_and_curvature_are_the_derivatives_of_the_objective(seed, weighted
     assert curvature == pytest.approx((slope_up - slope_down) / (2 * h), rel=1e-4, abs=1e-9)
 
 
-def test_curvature_is_zero_where_every_example_is_capped_but_one():
-    obj = SmoothedSoftMargin(nu=1.0, eta=5.0)  # cap 1: the one free example holds all the mass
-    q = np.array([0.0, 50.0])
+def test_a_direction_that_moves_only_capped_examples_has_no_curvature():
+    """Capped examples do not move the distribution: their share of delta adds to the slope only.
+    Counting example 0 (capped) among the free ones would give eta * 0.25 here."""
+    obj = SmoothedSoftMargin(nu=2.0, eta=5.0)  # cap 1/2
+    q = np.array([-10.0, 0.0, 0.1])
     d = obj.distribution(q)
-    slope, curvature = obj.slope_curvature(d, np.array([1.0, -1.0]))
-    assert slope == pytest.approx(float(d @ np.array([1.0, -1.0])))
-    assert curvature <= 0.0
+    assert d[0] == pytest.approx(0.5)  # the smallest margin is at its cap, the other two free
+    delta = np.array([1.0, 0.0, 0.0])
+    slope, curvature = obj.slope_curvature(d, delta)
+    assert slope == pytest.approx(0.5)
+    assert abs(curvature) <= 1e-12
+    h = 1e-4  # and the slope indeed does not change along delta
+    assert float(obj.distribution(q + h * delta) @ delta) == pytest.approx(slope, abs=1e-12)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -116,15 +116,14 @@ class Pairwise:
             return _toward_new(ctx, 0.0)
         delta = ctx.matrix.column(ctx.j_new) - ctx.matrix.column(away)
         lam_max = float(ctx.w[away])
-        lam = newton_line_search(ctx.objective, ctx.q, ctx.d, delta, lam_max)[0]
+        lam, q1, d1 = newton_line_search(ctx.objective, ctx.q, ctx.d, delta, lam_max)  # q1 = q + lam delta
         w1 = ctx.w.copy()
         w1[ctx.j_new] += lam
         w1[away] = 0.0 if lam >= lam_max else w1[away] - lam  # a drop step removes `away` exactly
-        q1 = ctx.q + lam * delta
         if lam < lam_max:
             return w1, q1, (1.0, [ctx.j_new, away])
         fw = LineSearch()(ctx)
-        if ctx.objective.value(fw[1]) > ctx.objective.value(q1):
+        if ctx.objective.value(fw[1]) > ctx.objective.value_at(q1, d1):
             return fw
         return w1, q1, (1.0, [ctx.j_new, away])
 
