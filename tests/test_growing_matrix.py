@@ -56,6 +56,11 @@ def test_centred_single_precision_blocks_of_both_matrices_equal_the_dense_formul
         got = matrix.centred_block_t32(rows, cols, mean, scale)
         assert got.dtype == np.float32 and got.flags.c_contiguous
         np.testing.assert_array_equal(got, want)
+        # the weighted mean it is centred on: the same sum over the rows, in row order
+        np.testing.assert_allclose(matrix.weighted_row_sum(rows, cols, scale), U[np.ix_(rows, cols)].T @ scale,
+                                   rtol=1e-14, atol=1e-15)
+    with pytest.raises(IndexError, match="row index"):
+        bits.weighted_row_sum([m], cols, [1.0])
 
 
 def test_pickle_and_copy_keep_the_columns():

@@ -177,6 +177,20 @@ def _gather_centred32(W, rows, cols, mean, scale, out):
 
 
 @njit(cache=True, nogil=True)
+def _weighted_row_sums(W, rows, cols, c, out):
+    """``out[q] = sum_r c[r] U[rows[r], cols[q]]``, r ascending."""
+    for q in range(cols.shape[0]):
+        row = W[cols[q] // 8]
+        shift = cols[q] % 8
+        s = 0.0
+        for r in range(rows.shape[0]):
+            i = rows[r]
+            bit = (row[i // 8] >> np.uint64(8 * (i % 8) + shift)) & np.uint64(1)
+            s += c[r] if bit else -c[r]
+        out[q] = s
+
+
+@njit(cache=True, nogil=True)
 def _tables(w, n):
     """``T[g, b] = sum over the live columns c of group g of (+w_{8g+c} if bit c of b else
     -w_{8g+c})``, in ascending c from 0.0."""
@@ -533,6 +547,14 @@ class BitMarginMatrix:
         out = np.empty((cols.size, rows.size), dtype=np.float32)
         _gather_centred32(self._W, rows, cols, np.asarray(mean, dtype=np.float64),
                           np.asarray(scale, dtype=np.float64), out)
+        return out
+
+    def weighted_row_sum(self, rows, cols, weights) -> np.ndarray:
+        """``U[np.ix_(rows, cols)].T @ weights`` (len(cols),) straight from the bits: the face Hessian's
+        mean over its few rows, where ``rmatvec`` of a vector zero elsewhere reads all m rows."""
+        rows, cols = self._checked(rows, cols)
+        out = np.empty(cols.size)
+        _weighted_row_sums(self._W, rows, cols, np.asarray(weights, dtype=np.float64), out)
         return out
 
     def column(self, j: int) -> np.ndarray:

@@ -88,6 +88,10 @@ class MarginMatrix:
             return self._data[: self.n][:, rows]  # one gather instead of an outer-product index
         return self._data[np.ix_(cols, np.asarray(rows, dtype=np.int64))]
 
+    def weighted_row_sum(self, rows, cols, weights) -> np.ndarray:
+        """``U[np.ix_(rows, cols)].T @ weights`` (len(cols),)."""
+        return self.block_t(rows, cols) @ np.asarray(weights, dtype=np.float64)
+
     def centred_block_t32(self, rows, cols, mean, scale) -> np.ndarray:
         """``float32((block_t(rows, cols) - mean[:, None]) * scale[None, :])`` (the single-precision
         face Hessian's rows)."""

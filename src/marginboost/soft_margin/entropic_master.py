@@ -67,9 +67,9 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     The rows are gathered in blocks of ``_HESSIAN_BLOCK`` (the extra memory is one block, not a
     copy of ``U_F``: at m = 10^6 a full gather was 3.4x X), scaled by ``sqrt(c)``, and their Gram
     matrix accumulated by ``dsyrk``; ``mu`` is summed alongside and ``total mu mu^T`` subtracted.
-    With ``single`` the blocks are first centred on ``mu`` (from one product with U) and the Gram
-    matrix summed in float32 by ``ssyrk``: half the time, where ``dsyrk`` was most of a Newton step
-    at m = 10^5 (issue 17). Centred, the float32 sum has no cancellation (``E[u^2] - mu^2`` would
+    With ``single`` the blocks are first centred on ``mu`` (summed over the rows of ``F`` only, not by
+    a product with all of U) and the Gram matrix summed in float32 by ``ssyrk``: half the time,
+    where ``dsyrk`` was most of a Newton step at m = 10^5 (issue 17). Centred, the float32 sum has no cancellation (``E[u^2] - mu^2`` would
     lose all digits of a column nearly constant on ``F``); its relative error, about 1e-6, is far
     below the sampling error, and the model's ridge is then above it (:func:`_newton_direction`).
     A solve to a tight tolerance needs float64: at eps = 1e-6 ERLPBoost's master with the float32
@@ -86,7 +86,7 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
         return np.zeros((k, k))
     total = c.sum()
     if single:
-        mean = U.rmatvec(np.bincount(rows, weights=c, minlength=U.m))[support] / total
+        mean = U.weighted_row_sum(rows, support, c) / total
         H = np.zeros((k, k), dtype=np.float32, order="F")
     else:
         mean = np.zeros(k)
@@ -103,12 +103,26 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
             mean += block @ c[part]
             block *= np.sqrt(c[part])
             H = dsyrk(1.0, block.T, beta=1.0, c=H, trans=1, overwrite_c=1)
-    H = np.triu(H).astype(np.float64, copy=False)  # float32 from ssyrk
-    H = H + np.triu(H, 1).T
     if not single:
         mean /= total
-        H -= total * np.outer(mean, mean)
-    return objective.eta * H
+    return _symmetric_hessian(H, objective.eta, 0.0 if single else total, mean, not single)
+
+
+@njit(cache=True, nogil=True)
+def _symmetric_hessian(upper, eta, total, mean, centre):
+    """``eta (S - total mean mean^T)`` (``centre``) or ``eta S`` as a float64 symmetric matrix, ``S``
+    given by its upper triangle ``upper`` (syrk's output, float32 or float64): one pass where the
+    numpy version (triu, astype, transpose-add, outer, scale) took 6 passes and temporaries, 0.2 ms
+    a round at k = 200 (issue 17). The same operations per entry, so the same bits."""
+    k = upper.shape[0]
+    out = np.empty((k, k))
+    for i in range(k):
+        for j in range(k):
+            x = np.float64(upper[i, j] if i <= j else upper[j, i])
+            if centre:
+                x = x - total * (mean[i] * mean[j])
+            out[i, j] = eta * x
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -145,10 +159,7 @@ def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None, 
     # A tiny ridge keeps the KKT system solvable when columns coincide on the free examples; in
     # float32 a larger one, above the Hessian's rounding (about 1e-6 of it; see _face_hessian).
     reg = (1e-5 if single else 1e-10) * max(np.trace(H) / k, 1e-8)
-    kkt = np.zeros((k + 1, k + 1))
-    kkt[:k, :k] = H + reg * np.eye(k)
-    kkt[:k, k] = 1.0
-    kkt[k, :k] = 1.0
+    kkt = _kkt_matrix(H, reg)
     rhs = np.append(g[support], 0.0)
     try:
         sol = np.linalg.solve(kkt, rhs)
@@ -157,6 +168,19 @@ def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None, 
     v = np.zeros(w.shape[0])
     v[support] = sol[:k]
     return v
+
+
+@njit(cache=True, nogil=True)
+def _kkt_matrix(H, reg):
+    """``[[H + reg I, 1], [1^T, 0]]``: the equality-constrained Newton system's matrix."""
+    k = H.shape[0]
+    kkt = np.zeros((k + 1, k + 1))
+    for i in range(k):
+        for j in range(k):
+            kkt[i, j] = H[i, j] + reg if i == j else H[i, j] + 0.0
+        kkt[i, k] = 1.0
+        kkt[k, i] = 1.0
+    return kkt
 
 
 def solve_entropic_master(
