@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
-from marginboost.core.vector_exp import exp_into
+from marginboost.core.vector_math import exp_into
 
 
 def _check_nu(nu: float, m: int) -> None:
@@ -220,7 +220,7 @@ def _sum_below(q, s, q_cut):
 def _first_level_masses(q, s, weighted, eta, tmax, e):
     """The first level's masses ``e_i = s_i exp(a_i + 500)``, ``a_i = -eta q_i - tmax``, 0 below the
     floor (``a_i <= -1000``), each as :func:`_exp_shifted` forms it (``exp(a_i) e^500`` above
-    -500, ``exp(a_i + 500)`` below), by :func:`~marginboost.core.vector_exp.exp_into`: three
+    -500, ``exp(a_i + 500)`` below), by :func:`~marginboost.core.vector_math.exp_into`: three
     loops without branches, which the compiler vectorises (libm's exp per element, in the loop
     of the sums, took a third of a projection; issue 17). They run over chunks of
     ``_EXP_CHUNK`` examples, so that the arguments stay in cache (over all m at once, the three

@@ -32,9 +32,9 @@ import math
 
 import numpy as np
 from numba import njit
-from scipy.special import xlogy
 
 from marginboost.core.projections import capped_simplex_kl_projection
+from marginboost.core.vector_math import sum_xlogx
 
 
 def soft_margin(q: np.ndarray, nu: float, weights: np.ndarray | None = None) -> float:
@@ -67,8 +67,11 @@ def soft_margin_distribution(q: np.ndarray, nu: float, weights: np.ndarray | Non
 
 
 def relative_entropy_to_uniform(d: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """``Delta(d) = sum_i d_i ln(d_i / p_i)`` with ``p = s/m`` (uniform without weights), ``0 ln 0 = 0``."""
-    value = xlogy(d, d).sum() + math.log(d.shape[0])
+    """``Delta(d) = sum_i d_i ln(d_i / p_i)`` with ``p = s/m`` (uniform without weights), ``0 ln 0 = 0``.
+
+    ``sum d ln d`` by :func:`~marginboost.core.vector_math.sum_xlogx` (vectorised; scipy's ``xlogy``
+    took 25 us at m = 7400, a tenth of the Newton rule's round; issue 17)."""
+    value = sum_xlogx(np.ascontiguousarray(d, dtype=np.float64)) + math.log(d.shape[0])
     if weights is not None:
         value -= d @ np.log(weights)
     return float(value)
