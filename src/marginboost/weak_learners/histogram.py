@@ -67,28 +67,53 @@ _BLOCK_ROWS = 4096
 
 @njit(cache=True, nogil=True)
 def _group_hist(codes, w, hist, j0, j1):
-    """Add w into the histograms of features j0 .. j1-1, each in example order."""
+    """Add w into the histograms of features j0 .. j1-1, each in example order.
+
+    Two features per pass over the block: their updates are independent, so the processor
+    overlaps them (one feature's chain of read-add-write to its bins stalled when consecutive
+    examples share a bin); 58 -> 45 us at 7400 x 20 (issue 17). Each bin still sums its
+    examples in example order: the same bits."""
     m = codes.shape[1]
     for start in range(0, m, _BLOCK_ROWS):
         stop = min(start + _BLOCK_ROWS, m)
-        for j in range(j0, j1):
-            codes_j = codes[j]
-            hist_j = hist[j]
+        for j in range(j0, j1 - 1, 2):
+            codes_a, codes_b = codes[j], codes[j + 1]
+            hist_a, hist_b = hist[j], hist[j + 1]
+            for i in range(start, stop):
+                hist_a[codes_a[i]] += w[i]
+                hist_b[codes_b[i]] += w[i]
+        if (j1 - j0) % 2:
+            codes_j = codes[j1 - 1]
+            hist_j = hist[j1 - 1]
             for i in range(start, stop):
                 hist_j[codes_j[i]] += w[i]
 
 
 @njit(cache=True, nogil=True)
 def _group_level_hist(codes, w, offset, hist, present, j0, j1):
-    """Per node, as :func:`_group_hist`, into rows ``hist[j]`` of (node, bin) pairs laid out flat:
-    ``offset[i]`` is ``node * W`` for example i, -1 for examples of finished leaves."""
+    """Per node, as :func:`_group_hist` (two features a pass), into rows ``hist[j]`` of (node, bin)
+    pairs laid out flat: ``offset[i]`` is ``node * W`` for example i, -1 for examples of finished
+    leaves. 106 -> 82 us at 7400 x 20, two nodes."""
     m = codes.shape[1]
     for start in range(0, m, _BLOCK_ROWS):
         stop = min(start + _BLOCK_ROWS, m)
-        for j in range(j0, j1):
-            codes_j = codes[j]
-            hist_j = hist[j]
-            present_j = present[j]
+        for j in range(j0, j1 - 1, 2):
+            codes_a, codes_b = codes[j], codes[j + 1]
+            hist_a, hist_b = hist[j], hist[j + 1]
+            present_a, present_b = present[j], present[j + 1]
+            for i in range(start, stop):
+                o = offset[i]
+                if o >= 0:
+                    ka = o + codes_a[i]
+                    kb = o + codes_b[i]
+                    hist_a[ka] += w[i]
+                    hist_b[kb] += w[i]
+                    present_a[ka] = True
+                    present_b[kb] = True
+        if (j1 - j0) % 2:
+            codes_j = codes[j1 - 1]
+            hist_j = hist[j1 - 1]
+            present_j = present[j1 - 1]
             for i in range(start, stop):
                 o = offset[i]
                 if o >= 0:
