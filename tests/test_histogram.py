@@ -296,6 +296,38 @@ def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("p", [1, 2, 5])  # odd and even feature counts: pairs and the one left over
+def test_level_stats_with_a_reused_workspace_equal_fresh_arrays_and_the_direct_sums(p):
+    """Buffers reused across calls come back zeroed (a stale bin would add the last call's sums), and
+    the two-features-a-pass histograms equal a plain per-feature sum in example order."""
+    from marginboost.weak_learners.trees import node_stats
+
+    rng = np.random.default_rng(p)
+    m, width = 300, 8
+    codes = rng.integers(0, width, size=(p, m)).astype(np.uint8)
+    root = (np.array([-1]), np.array([0]), np.array([-1]), np.array([-1]), np.array([0]))
+    split = (np.array([0, -1, -1]), np.array([3, 0, 0]), np.array([1, -1, -1]), np.array([2, -1, -1]),
+             np.array([-1, 0, 1]))
+    workspace = {}
+    for _ in range(3):
+        w = rng.normal(size=m)
+        for routing, n_nodes in ((root, 1), (split, 2)):
+            fresh = level_stats(codes, w, routing, n_nodes, width, True)
+            reused = level_stats(codes, w, routing, n_nodes, width, True, workspace=workspace)
+            for a, b in zip(fresh[:5], reused[:5]):
+                np.testing.assert_array_equal(a, b)
+            node = np.zeros(m, dtype=np.int64) if n_nodes == 1 else (codes[0] > 3).astype(np.int64)
+            for got, want in zip(reused[:4], node_stats(w, node, n_nodes)):
+                np.testing.assert_array_equal(got, want)
+            for j in range(p):
+                for n in range(n_nodes):
+                    want = np.zeros(width)
+                    for i in np.flatnonzero(node == n):
+                        want[codes[j, i]] += w[i]
+                    np.testing.assert_array_equal(reused.hist[j, n], want)
+    assert set(workspace) == {"root", "hist", "present"}
+
+
 def test_float32_is_not_copied_to_float64():
     rng = np.random.default_rng(4)
     m, p = 20_000, 50
