@@ -82,6 +82,21 @@ def check_products(bit: BitMarginMatrix, U: np.ndarray, rng):
     d = rng.standard_normal(m)
     np.testing.assert_allclose(bit.matvec(w), U @ w, rtol=0, atol=matvec_atol(w))
     np.testing.assert_allclose(bit.rmatvec(d), U.T @ d, rtol=0, atol=rmatvec_atol(d))
+    check_sign_gram(bit, U, rng)
+
+
+def check_sign_gram(bit: BitMarginMatrix, U: np.ndarray, rng):
+    """The integer Gram of a row sample: rows repeated, counts around the 64-bit words; columns all,
+    a shuffled subset (groups of 8 broken up) and repeated ones."""
+    m, t = U.shape
+    for n in (1, 63, 64, 65, 3 * m + 1):
+        rows = np.sort(rng.integers(0, m, n))
+        for cols in (np.arange(t), rng.permutation(t)[: max(1, t // 2)], np.array([t - 1, 0, t - 1])):
+            S, s = bit.sign_gram(rows, cols)
+            B = U[np.ix_(rows, cols)]
+            assert S.dtype == s.dtype == np.int64
+            np.testing.assert_array_equal(S, B.T @ B)
+            np.testing.assert_array_equal(s, B.sum(axis=0))
 
 
 # m around the word (8), pair (16) and 64 boundaries; t around the group (8) and 64 boundaries

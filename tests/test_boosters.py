@@ -11,6 +11,7 @@ import pytest
 from reference import all_stump_margins, exact_soft_margin_lp, small_real_datasets
 
 from marginboost.soft_margin import algorithms
+from marginboost.soft_margin.secondary import NewtonStepRule
 from marginboost.weak_learners import DecisionStump, WorstCaseLearner, make_lpboost_worst_case
 
 EPS = 0.01
@@ -30,6 +31,8 @@ ASSEMBLIES = {
     "pfw_only": (algorithms.mlpboost("pairwise", None), FW_TAIL_EPS),
     "fw_entropy": (algorithms.mlpboost("line_search", "entropy"), EPS),
     "mlpboost_newton": (algorithms.mlpboost("short_step", "newton"), EPS),
+    # a Hessian sampled from 16 examples: the integer Gram of +-1 columns in bits (entropic_master)
+    "mlpboost_newton_sampled": (algorithms.mlpboost("short_step", NewtonStepRule(hessian_sample=16)), EPS),
 }
 
 

@@ -191,6 +191,73 @@ def _weighted_row_sums(W, rows, cols, c, out):
 
 
 @njit(cache=True, nogil=True)
+def _gather_bits(W, rows, cols, out):
+    """``out[q]``: the bits ``U[rows[r], cols[q]] == +1`` at positions r (word r // 64, bit r % 64),
+    zero past the last row. Columns of one group of 8 that follow each other in ``cols`` (all of
+    them when ``cols`` is sorted) are read together: one byte per row gives all of their bits
+    (half the time of a column at a time)."""
+    k = cols.shape[0]
+    n = rows.shape[0]
+    shifts = np.empty(8, dtype=np.uint64)
+    words = np.zeros(8, dtype=np.uint64)
+    q0 = 0
+    while q0 < k:
+        g = cols[q0] // 8
+        q1 = q0
+        while q1 < k and q1 - q0 < 8 and cols[q1] // 8 == g:
+            shifts[q1 - q0] = cols[q1] % 8
+            q1 += 1
+        row = W[g]
+        for r in range(n):
+            i = rows[r]
+            byte = row[i // 8] >> np.uint64(8 * (i % 8))
+            position = np.uint64(r % 64)
+            for c in range(q1 - q0):
+                words[c] |= ((byte >> shifts[c]) & np.uint64(1)) << position
+            if r % 64 == 63 or r == n - 1:
+                for c in range(q1 - q0):
+                    out[q0 + c, r // 64] = words[c]
+                    words[c] = 0
+        q0 = q1
+
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):
+    """Set bits of a uint64 (the SWAR sum; LLVM compiles it to the popcount instruction)."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return (x * _H01) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def _sign_gram(B, n):
+    """From the (k, words) bits of k +-1 columns over n rows: ``S_ij = sum_r u_ri u_rj =
+    n - 2 popcount(b_i xor b_j)`` and ``s_i = sum_r u_ri = 2 popcount(b_i) - n``, as int64."""
+    k, words = B.shape
+    S = np.empty((k, k), dtype=np.int64)
+    s = np.empty(k, dtype=np.int64)
+    for i in range(k):
+        ones = np.uint64(0)
+        for v in range(words):
+            ones += _popcount(B[i, v])
+        s[i] = 2 * np.int64(ones) - n
+        S[i, i] = n
+        for j in range(i + 1, k):
+            differ = np.uint64(0)
+            for v in range(words):
+                differ += _popcount(B[i, v] ^ B[j, v])
+            S[i, j] = S[j, i] = n - 2 * np.int64(differ)
+    return S, s
+
+
+@njit(cache=True, nogil=True)
 def _tables(w, n):
     """``T[g, b] = sum over the live columns c of group g of (+w_{8g+c} if bit c of b else
     -w_{8g+c})``, in ascending c from 0.0."""
@@ -556,6 +623,15 @@ class BitMarginMatrix:
         out = np.empty(cols.size)
         _weighted_row_sums(self._W, rows, cols, np.asarray(weights, dtype=np.float64), out)
         return out
+
+    def sign_gram(self, rows, cols) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, s)`` with ``S = B^T B`` and ``s = B^T 1`` for ``B = U[np.ix_(rows, cols)]`` (rows may
+        repeat), exact int64, by popcounts of the columns' bits over the rows: the Gram matrix of a
+        sampled face Hessian (:func:`~marginboost.soft_margin.entropic_master._face_hessian`)."""
+        rows, cols = self._checked(rows, cols)
+        bits = np.empty((cols.size, (rows.size + 63) // 64), dtype=np.uint64)
+        _gather_bits(self._W, rows, cols, bits)
+        return _sign_gram(bits, rows.size)
 
     def column(self, j: int) -> np.ndarray:
         """``U[:, j]`` as a float64 +-1 vector (m,)."""

@@ -74,14 +74,25 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     below the sampling error, and the model's ridge is then above it (:func:`_newton_direction`).
     A solve to a tight tolerance needs float64: at eps = 1e-6 ERLPBoost's master with the float32
     Hessian stopped at 500 iterations, its Newton steps no longer quadratic.
+
+    A sample of +-1 columns held in bits (:meth:`~marginboost.core.bit_matrix.BitMarginMatrix.sign_gram`)
+    needs no floats at all: its weights are equal, so the sum is ``eta total / n^2 (n S - s s^T)``
+    with ``S = sum_r u_r u_r^T`` and ``s = sum_r u_r`` over the ``n`` rows drawn, both integers
+    (``S_ij = n - 2 popcount(b_i xor b_j)`` of the columns' bits): exact up to the last rounding, and
+    at m = 10^5 and t = 100 0.2 ms where the float32 gather and ``ssyrk`` took 3 ms (issue 17).
     """
     U = as_margin_matrix(U)
     rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
     c = d[rows]
+    k = support.size
     if sample is not None and rows.size > sample:
         picked, total = _systematic_sample(c, sample)
-        rows, c = rows[picked], np.full(sample, total / sample)
-    k = support.size
+        rows = rows[picked]
+        if hasattr(U, "sign_gram"):  # +-1 columns in bits, equal weights: the exact integer Gram
+            S, s = U.sign_gram(rows, support)
+            n = rows.size
+            return (objective.eta * total / (n * n)) * (n * S - np.outer(s, s)).astype(np.float64)
+        c = np.full(sample, total / sample)
     if not rows.size:
         return np.zeros((k, k))
     total = c.sum()

@@ -55,11 +55,14 @@ class FWContext:
         return self.matrix.dense()
 
 
-def _toward_new(ctx: FWContext, lam: float):
+def _toward_new(ctx: FWContext, lam: float, delta: np.ndarray | None = None):
+    """The FW step of length ``lam`` toward the new hypothesis; ``delta``: ``u_new - q`` if known."""
     scale = 1.0 - lam
     w1 = scale * ctx.w
     w1[ctx.j_new] += lam
-    return w1, ctx.q + lam * (ctx.matrix.column(ctx.j_new) - ctx.q), (scale, [ctx.j_new])
+    if delta is None:
+        delta = ctx.matrix.column(ctx.j_new) - ctx.q
+    return w1, ctx.q + lam * delta, (scale, [ctx.j_new])
 
 
 class ClassicStep:
@@ -79,7 +82,7 @@ class ShortStep:
     def __call__(self, ctx: FWContext):
         delta = ctx.matrix.column(ctx.j_new) - ctx.q
         scale = float(np.max(np.abs(delta)))
-        return _toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale))
+        return _toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale), delta)
 
 
 class LineSearch:
@@ -89,7 +92,7 @@ class LineSearch:
 
     def __call__(self, ctx: FWContext):
         delta = ctx.matrix.column(ctx.j_new) - ctx.q
-        return _toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0])
+        return _toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0], delta)
 
 
 class Pairwise:
