@@ -46,7 +46,8 @@ def test_short_and_empty_arrays(n):
 
 
 def test_log_within_three_ulps_of_libm_over_the_whole_range():
-    """Each entry alone: sum_xlogx([x]) / x is the log it took, for x from 1e-306 to 1e299 (x ln x finite) and near 1."""
+    """Each entry alone: sum_xlogx([x]) / x is the log it took, for x from 1e-306 to 1e299 (where
+    x ln x is finite) and near 1."""
     rng = np.random.default_rng(1)
     x = np.concatenate([np.exp(rng.uniform(-705.0, 690.0, 5000)), rng.uniform(0.5, 2.0, 5000),
                         [1.0, 2.0, 0.5, math.sqrt(2.0), np.nextafter(math.sqrt(2.0), 3.0), 2.2250738585072014e-308]])
