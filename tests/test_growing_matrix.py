@@ -59,6 +59,11 @@ def test_centred_single_precision_blocks_of_both_matrices_equal_the_dense_formul
         # the weighted mean it is centred on: the same sum over the rows, in row order
         np.testing.assert_allclose(matrix.weighted_row_sum(rows, cols, scale), U[np.ix_(rows, cols)].T @ scale,
                                    rtol=1e-14, atol=1e-15)
+        # both at once, from one read of the bits: the same values as the two calls
+        total = scale.sum()
+        block, mean_of_rows = matrix.weighted_centred_block_t32(rows, cols, scale, total)
+        np.testing.assert_array_equal(mean_of_rows, matrix.weighted_row_sum(rows, cols, scale) / total)
+        np.testing.assert_array_equal(block, matrix.centred_block_t32(rows, cols, mean_of_rows, np.sqrt(scale)))
     with pytest.raises(IndexError, match="row index"):
         bits.weighted_row_sum([m], cols, [1.0])
 

@@ -177,6 +177,26 @@ def _gather_centred32(W, rows, cols, mean, scale, out):
 
 
 @njit(cache=True, nogil=True)
+def _gather_weighted_centred32(W, rows, cols, c, total, scale, out, mean):
+    """:func:`_weighted_row_sums` / ``total`` into ``mean`` and :func:`_gather_centred32` on it into
+    ``out``, reading the bits once: each column's signs go to its row of ``out`` first, then are
+    centred and scaled in place. The same sums and products, so the same bits as the two."""
+    for q in range(cols.shape[0]):
+        row = W[cols[q] // 8]
+        shift = cols[q] % 8
+        s = 0.0
+        for r in range(rows.shape[0]):
+            i = rows[r]
+            bit = (row[i // 8] >> np.uint64(8 * (i % 8) + shift)) & np.uint64(1)
+            s += c[r] if bit else -c[r]
+            out[q, r] = 1.0 if bit else -1.0
+        mean[q] = s / total
+        up, down = 1.0 - mean[q], -1.0 - mean[q]
+        for r in range(rows.shape[0]):
+            out[q, r] = (up if out[q, r] > 0.0 else down) * scale[r]
+
+
+@njit(cache=True, nogil=True)
 def _weighted_row_sums(W, rows, cols, c, out):
     """``out[q] = sum_r c[r] U[rows[r], cols[q]]``, r ascending."""
     for q in range(cols.shape[0]):
@@ -615,6 +635,17 @@ class BitMarginMatrix:
         _gather_centred32(self._W, rows, cols, np.asarray(mean, dtype=np.float64),
                           np.asarray(scale, dtype=np.float64), out)
         return out
+
+    def weighted_centred_block_t32(self, rows, cols, weights, total) -> tuple[np.ndarray, np.ndarray]:
+        """``(centred_block_t32(rows, cols, mean, sqrt(weights)), mean)`` with ``mean =
+        weighted_row_sum(rows, cols, weights) / total``, the bits read once (both in one pass over the
+        rows, the same values)."""
+        rows, cols = self._checked(rows, cols)
+        weights = np.asarray(weights, dtype=np.float64)
+        out = np.empty((cols.size, rows.size), dtype=np.float32)
+        mean = np.empty(cols.size)
+        _gather_weighted_centred32(self._W, rows, cols, weights, float(total), np.sqrt(weights), out, mean)
+        return out, mean
 
     def weighted_row_sum(self, rows, cols, weights) -> np.ndarray:
         """``U[np.ix_(rows, cols)].T @ weights`` (len(cols),) straight from the bits: the face Hessian's

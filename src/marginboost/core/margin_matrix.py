@@ -92,6 +92,12 @@ class MarginMatrix:
         """``U[np.ix_(rows, cols)].T @ weights`` (len(cols),)."""
         return self.block_t(rows, cols) @ np.asarray(weights, dtype=np.float64)
 
+    def weighted_centred_block_t32(self, rows, cols, weights, total) -> tuple[np.ndarray, np.ndarray]:
+        """``(centred_block_t32(rows, cols, mean, sqrt(weights)), mean)``, ``mean =
+        weighted_row_sum(rows, cols, weights) / total``."""
+        mean = self.weighted_row_sum(rows, cols, weights) / total
+        return self.centred_block_t32(rows, cols, mean, np.sqrt(np.asarray(weights, dtype=np.float64))), mean
+
     def centred_block_t32(self, rows, cols, mean, scale) -> np.ndarray:
         """``float32((block_t(rows, cols) - mean[:, None]) * scale[None, :])`` (the single-precision
         face Hessian's rows)."""

@@ -98,6 +98,10 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     if not rows.size:
         return np.zeros((k, k))
     total = c.sum()
+    if single and rows.size <= _HESSIAN_BLOCK:  # one block: its mean from the same read of the bits
+        block, mean = U.weighted_centred_block_t32(rows, support, c, total)
+        H = ssyrk(1.0, block.T, trans=1)  # upper triangle of B^T B
+        return _symmetric_hessian(H, objective.eta, 0.0, mean, False)
     if single:
         mean = U.weighted_row_sum(rows, support, c) / total
         H = np.zeros((k, k), dtype=np.float32, order="F")
