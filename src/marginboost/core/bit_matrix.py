@@ -179,26 +179,20 @@ def _gather_centred32(W, rows, cols, mean, scale, out):
 @njit(cache=True, nogil=True)
 def _gather_weighted_centred32(W, rows, cols, c, total, scale, out, mean):
     """:func:`_weighted_row_sums` / ``total`` into ``mean`` and :func:`_gather_centred32` on it into
-    ``out``, reading the bits once: each column's signs go to its row of ``out`` first, then are
-    centred and scaled in place. The same sums and products, so the same bits as the two."""
+    ``out``, reading the bits once: each column's signs go to its row of ``out`` with its sum,
+    then are centred and scaled in place. The same sums and products, so the same bits as the two."""
+    _weighted_row_sums(W, rows, cols, c, mean, out, True)
     for q in range(cols.shape[0]):
-        row = W[cols[q] // 8]
-        shift = cols[q] % 8
-        s = 0.0
-        for r in range(rows.shape[0]):
-            i = rows[r]
-            bit = (row[i // 8] >> np.uint64(8 * (i % 8) + shift)) & np.uint64(1)
-            s += c[r] if bit else -c[r]
-            out[q, r] = 1.0 if bit else -1.0
-        mean[q] = s / total
+        mean[q] = mean[q] / total
         up, down = 1.0 - mean[q], -1.0 - mean[q]
         for r in range(rows.shape[0]):
             out[q, r] = (up if out[q, r] > 0.0 else down) * scale[r]
 
 
 @njit(cache=True, nogil=True)
-def _weighted_row_sums(W, rows, cols, c, out):
-    """``out[q] = sum_r c[r] U[rows[r], cols[q]]``, r ascending."""
+def _weighted_row_sums(W, rows, cols, c, out, signs, keep_signs):
+    """``out[q] = sum_r c[r] U[rows[r], cols[q]]``, r ascending; with ``keep_signs`` also
+    ``signs[q, r] = U[rows[r], cols[q]]``."""
     for q in range(cols.shape[0]):
         row = W[cols[q] // 8]
         shift = cols[q] % 8
@@ -207,6 +201,8 @@ def _weighted_row_sums(W, rows, cols, c, out):
             i = rows[r]
             bit = (row[i // 8] >> np.uint64(8 * (i % 8) + shift)) & np.uint64(1)
             s += c[r] if bit else -c[r]
+            if keep_signs:
+                signs[q, r] = 1.0 if bit else -1.0
         out[q] = s
 
 
@@ -652,7 +648,8 @@ class BitMarginMatrix:
         mean over its few rows, where ``rmatvec`` of a vector zero elsewhere reads all m rows."""
         rows, cols = self._checked(rows, cols)
         out = np.empty(cols.size)
-        _weighted_row_sums(self._W, rows, cols, np.asarray(weights, dtype=np.float64), out)
+        _weighted_row_sums(self._W, rows, cols, np.asarray(weights, dtype=np.float64), out,
+                           np.empty((0, 0), dtype=np.float32), False)
         return out
 
     def sign_gram(self, rows, cols) -> tuple[np.ndarray, np.ndarray]:
