@@ -273,7 +273,8 @@ def test_fitted_bins_equal_the_binary_search_coding(data, max_bins):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
-    """level_stats routes and sums in one pass; the separate kernels it replaced are the reference."""
+    """level_stats routes and sums in one pass, its walks from the root or resumed at the level
+    above; the separate kernels it replaced are the reference."""
     from marginboost.weak_learners.histogram import _leaf_of, _route_and_sum
     from marginboost.weak_learners.trees import node_stats
 
@@ -287,13 +288,54 @@ def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
     left = np.array([1, 3, -1, -1, -1])
     right = np.array([2, 4, -1, -1, -1])
     active_pos = np.array([-1, -1, 2, 0, 1])  # this level: nodes 3, 4 and the leaf 2
-    leaf, offset, *sums = _route_and_sum(codes, w, feature, cut, left, right, active_pos, 3, width)
     expected_leaf = _leaf_of(codes, feature, cut, left, right)
-    np.testing.assert_array_equal(leaf, expected_leaf)
     node_of = active_pos[expected_leaf]
-    np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
-    for got, want in zip(sums, node_stats(w, node_of, 3)):
-        np.testing.assert_array_equal(got, want)
+    # the level above: the root's split alone (nodes 1 and 2), as the walks resume from it
+    one_level = (np.array([1, -1, -1]), cut[:3], np.array([1, -1, -1]), np.array([2, -1, -1]))
+    above = _leaf_of(codes, *one_level)
+    assert set(above) == {1, 2}
+    for start in (np.empty(0, dtype=np.int64), above, np.zeros(m, dtype=np.int64)):  # from the root, the level above
+        leaf, offset, *sums = _route_and_sum(codes, w, feature, cut, left, right, active_pos, 3, width, start)
+        np.testing.assert_array_equal(leaf, expected_leaf)
+        np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
+        for got, want in zip(sums, node_stats(w, node_of, 3)):
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_and_ragged_trees(seed):
+    """Trees grown as the oracle grows them (_BinTree), up to depth 7 with some nodes left unsplit:
+    every level's nodes and sums, from the root and resumed at the level above, equal the
+    per-example walk (_leaf_of) and trees.node_stats. Covers the select passes and the walk of
+    _descend, the sums in registers (<= 8 nodes) and in memory (more), and a level whose nodes are
+    not consecutive indices (a hand-made routing)."""
+    from marginboost.weak_learners.histogram import _BinTree, _leaf_of, _route_and_sum
+    from marginboost.weak_learners.trees import node_stats
+
+    rng = np.random.default_rng(seed)
+    m, p, width = 300, 5, 12
+    codes = rng.integers(0, width, size=(p, m)).astype(np.uint8)
+    w = rng.normal(size=m) * (rng.random(m) < 0.9)
+    tree = _BinTree()
+    previous = np.empty(0, dtype=np.int64)
+    for depth in range(8):
+        routing = tree.routing()
+        feature, cut, left, right, active_pos = routing
+        n_nodes = len(tree.active)
+        expected_leaf = _leaf_of(codes, feature, cut, left, right)
+        node_of = active_pos[expected_leaf]
+        for start in (np.empty(0, dtype=np.int64), previous):
+            leaf, offset, *sums = _route_and_sum(codes, w, *routing, n_nodes, width, start)
+            np.testing.assert_array_equal(leaf, expected_leaf)
+            np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
+            for got, want in zip(sums, node_stats(w, node_of, n_nodes)):
+                np.testing.assert_array_equal(got, want)
+        previous = expected_leaf
+        keep = rng.random(n_nodes) < (1.0 if depth < 3 else 0.8)
+        tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes))
+        if not tree.active:
+            break
+    assert depth >= 4
 
 
 @pytest.mark.parametrize("p", [1, 2, 5])  # odd and even feature counts: pairs and the one left over
