@@ -219,3 +219,24 @@ def test_systematic_sample_picks_what_searchsorted_on_the_cumulative_sums_picks(
         picked, total = _systematic_sample(c, sample)
         np.testing.assert_array_equal(picked, want)
         assert total == cumulative[-1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_free_rows_are_the_numpy_selection_they_replaced(seed):
+    """F of the face Hessian: below the cap (scalar or per example), above cutoff * max(d); entries
+    exactly at either bound, zeros and all-capped vectors included."""
+    from marginboost.soft_margin.entropic_master import _free_rows
+
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        m = int(rng.integers(1, 500))
+        d = rng.dirichlet(np.ones(m)) * rng.choice([1.0, 1e-3])
+        d[rng.random(m) < 0.1] = 0.0
+        scalar_cap = float(rng.choice(d)) if m > 1 else 1.0
+        caps = rng.choice(d, size=m) * rng.choice([1.0, 1.5])
+        cutoff = float(rng.choice([0.0, 1e-2, 0.5, 1.0]))
+        for cap in (scalar_cap, caps):
+            want = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
+            got = _free_rows(d, cap, cutoff)
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, want)

@@ -152,3 +152,24 @@ def test_loops_fit_the_same_model_with_u_in_bits_or_floats(name, monkeypatch):
     assert used_bits == ({"MarginMatrix"} if name == "fwboost_regressor_R" else {"BitMarginMatrix"})
     assert n_bits == n_float
     np.testing.assert_allclose(out_bits, out_float, rtol=0, atol=1e-10)
+
+
+def test_try_add_names_the_first_entry_that_is_no_sign_and_leaves_the_matrix_as_it_was():
+    """The growing matrix moves to floats on the index try_add returns; add raises with it."""
+    rng = np.random.default_rng(1)
+    m = 70
+    U = BitMarginMatrix(m)
+    first = rng.choice([-1.0, 1.0], size=m)
+    assert U.try_add(first) == (0, True)
+    bad = rng.choice([-1.0, 1.0], size=m)
+    bad[[65, 66]] = [0.5, 2.0]
+    assert U.try_add(bad) == 65
+    assert U.try_add(np.array(["a"] * m)) == 0  # not numeric
+    assert U.n == 1 and U.try_add(first) == (0, False)
+    np.testing.assert_array_equal(U.dense()[:, 0], first)
+    with pytest.raises(ValueError, match="got 0.5 at index 65"):
+        U.add(bad)
+    with pytest.raises(ValueError, match="dtype <U1"):
+        U.add(np.array(["a"] * m))
+    with pytest.raises(ValueError, match=r"shape \(70,\)"):
+        U.try_add(first[:5])

@@ -473,7 +473,10 @@ class GrowingMarginMatrix:
         """Return the column of ``u`` and whether it is new (identical columns are merged)."""
         if np.ndim(u) != 1:
             raise ValueError(f"u must be one-dimensional, got shape {np.shape(u)}")
-        if isinstance(self.matrix, BitMarginMatrix) and not is_sign_vector(u):
+        if isinstance(self.matrix, BitMarginMatrix):
+            added = self.matrix.try_add(u)
+            if not isinstance(added, int):
+                return added
             self.matrix = self.matrix.to_margin_matrix()
         return self.matrix.add(u)
 
@@ -520,16 +523,29 @@ class BitMarginMatrix:
         ``u`` must have shape ``(m,)`` and hold only -1 and +1; anything else raises a
         ``ValueError`` naming what it got, and leaves the matrix as it was.
         """
-        given = u = np.asarray(u)
+        given = np.asarray(u)
+        if given.dtype.kind not in "biuf" and given.shape == (self.m,):
+            raise ValueError(f"u must hold only -1 and +1, got dtype {given.dtype}")
+        added = self.try_add(given)
+        if isinstance(added, int):  # the index of the first entry that is not -1 or +1
+            raise ValueError(f"u must hold only -1 and +1, got {given[added].item()!r} at index {added}")
+        return added
+
+    def try_add(self, u):
+        """:meth:`add`, but where ``u`` (of shape ``(m,)``) holds something other than -1 and +1,
+        the index of the first such entry (or 0 for a dtype that is not numeric), the matrix
+        unchanged: the check and the packing are one pass (:class:`GrowingMarginMatrix` asked
+        first, for 9 us a round at m = 7400)."""
+        u = np.asarray(u)
         if u.shape != (self.m,):
             raise ValueError(f"u must have shape ({self.m},), got {u.shape}")
         if u.dtype.kind not in "biuf":
-            raise ValueError(f"u must hold only -1 and +1, got dtype {u.dtype}")
+            return 0
         u = np.ascontiguousarray(u, dtype=np.float64)
         packed = np.empty(self._W.shape[1], dtype=np.uint8)
         bad = _pack(u, packed)
         if bad >= 0:
-            raise ValueError(f"u must hold only -1 and +1, got {given[bad].item()!r} at index {bad}")
+            return int(bad)
         key = hashlib.blake2b(packed.tobytes(), digest_size=16).digest()
         j = self._index.get(key)
         if j is not None and _equals(self._W, j // 8, j % 8, packed, _SPREAD):

@@ -84,7 +84,7 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     (issue 17; the Newton rule's update at 10^5 x 50 went from 6.5 to 3.8 ms a round).
     """
     U = as_margin_matrix(U)
-    rows = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
+    rows = _free_rows(d, cap, cutoff)
     c = d[rows]
     k = support.size
     if sample is not None and rows.size > sample:
@@ -123,6 +123,25 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     if not single:
         mean /= total
     return _symmetric_hessian(H, objective.eta, 0.0 if single else total, mean, not single)
+
+
+def _free_rows(d, cap, cutoff):
+    """``F``: the examples with ``cutoff * max(d) < d_i < cap_i (1 - 1e-12)``, in increasing order
+    (``cap``: a scalar or one cap per example). One compiled pass where numpy's comparisons, ``&``
+    and ``flatnonzero`` took 12 us at m = 7400 (issue 17)."""
+    if np.ndim(cap) == 0:
+        return _rows_between(d, float(cap), np.empty(0), False, cutoff * d.max())
+    return _rows_between(d, 0.0, cap, True, cutoff * d.max())
+
+
+@njit(cache=True, nogil=True)
+def _rows_between(d, cap, caps, per_example, floor):
+    rows = np.empty(d.shape[0], dtype=np.int64)
+    n = 0
+    for i in range(d.shape[0]):
+        rows[n] = i
+        n += (d[i] < (caps[i] if per_example else cap) * (1.0 - 1e-12)) & (d[i] > floor)
+    return rows[:n].copy()
 
 
 @njit(cache=True, nogil=True)
@@ -255,7 +274,9 @@ def solve_entropic_master(
         if gap <= tol or it == max_iter:
             return EntropicMasterResult(w, q, d, objective.value_at(q, d), gap, it, gap <= tol)
         j_best = int(np.argmax(g))
-        support = np.union1d(np.flatnonzero(w > 0.0), [j_best])
+        support = np.flatnonzero(w > 0.0)  # with j_best: np.union1d took 10 us
+        if not w[j_best] > 0.0:
+            support = np.insert(support, np.searchsorted(support, j_best), j_best)
         v = None
         if support.size > 1 and not newton_stalled:
             v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff, hessian_sample,

@@ -45,9 +45,15 @@ class FWContext:
     j_new: int  # column of the hypothesis the weak learner just returned
     t: int
     objective: SmoothedSoftMargin
+    u_new: np.ndarray | None = None  # (m,) the new column, when the caller has it as floats
 
     def __post_init__(self):
         self.matrix = as_margin_matrix(self.matrix)  # an (m, t) array is accepted too
+
+    def new_column(self) -> np.ndarray:
+        """The new hypothesis' margins ``u = U[:, j_new]``: ``u_new`` if given (the loop has it, and
+        decoding the column from bits cost 7 us at m = 7400), else read from the matrix."""
+        return self.matrix.column(self.j_new) if self.u_new is None else self.u_new
 
     @property
     def U(self) -> np.ndarray:
@@ -61,7 +67,7 @@ def _toward_new(ctx: FWContext, lam: float, delta: np.ndarray | None = None):
     w1 = scale * ctx.w
     w1[ctx.j_new] += lam
     if delta is None:
-        delta = ctx.matrix.column(ctx.j_new) - ctx.q
+        delta = ctx.new_column() - ctx.q
     return w1, ctx.q + lam * delta, (scale, [ctx.j_new])
 
 
@@ -80,7 +86,7 @@ class ShortStep:
     name = "short_step"
 
     def __call__(self, ctx: FWContext):
-        delta = ctx.matrix.column(ctx.j_new) - ctx.q
+        delta = ctx.new_column() - ctx.q
         scale = float(np.max(np.abs(delta)))
         return _toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale), delta)
 
@@ -91,7 +97,7 @@ class LineSearch:
     name = "line_search"
 
     def __call__(self, ctx: FWContext):
-        delta = ctx.matrix.column(ctx.j_new) - ctx.q
+        delta = ctx.new_column() - ctx.q
         return _toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0], delta)
 
 
@@ -117,7 +123,7 @@ class Pairwise:
         away = int(active[np.argmin(ctx.matrix.edges(ctx.d, active))])
         if away == ctx.j_new:
             return _toward_new(ctx, 0.0)
-        delta = ctx.matrix.column(ctx.j_new) - ctx.matrix.column(away)
+        delta = ctx.new_column() - ctx.matrix.column(away)
         lam_max = float(ctx.w[away])
         lam, q1, d1 = newton_line_search(ctx.objective, ctx.q, ctx.d, delta, lam_max)  # q1 = q + lam delta
         w1 = ctx.w.copy()

@@ -106,7 +106,7 @@ class SoftMarginLoop(RoundLoop):
             update, step = UPDATE_NONE, (1.0, [])
         else:
             update, w, q, value, d, step = _update(self.matrix, w, q, value, d, j_new, is_new, round_, self.fw_rule,
-                                                   self.secondary, self.objective, self.smoothed)
+                                                   self.secondary, self.objective, self.smoothed, u)
         t2 = time.perf_counter()
         row = {"n_hypotheses": w.shape[0], "soft_margin": self.reported.value(q), "objective": value,
                "edge": edge, "best_edge": best_edge, "gap": best_edge - value, "update": update,
@@ -171,8 +171,9 @@ def boost(
                       name=name)
 
 
-def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed):
-    """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state.
+def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, objective, smoothed, u):
+    """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state;
+    ``u`` is the new hypothesis' column ``U[:, j_new]``.
 
     A secondary rule with ``skip_round(fw_gain)`` (an amortised one, e.g.
     ``NewtonStepRule(amortise=True)``) is asked first, with the FW candidate's gain over ``value``;
@@ -180,13 +181,13 @@ def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, obj
     ``observe(advantage)`` how much its candidate beat the FW one. The guarantee is unchanged:
     Theorem 3 of 000 holds for any rule B, none included."""
     if w is None:  # line 3: w_1 = e_{j_1}; LPBoost instead asks its LP (it needs the LP's d)
-        candidates = [(UPDATE_INIT, Candidate(np.ones(1), matrix.column(0).copy()))] if fw_rule is not None else []
+        candidates = [(UPDATE_INIT, Candidate(np.ones(1), u.copy()))] if fw_rule is not None else []
     else:
         if is_new:
             w = np.append(w, 0.0)
         candidates = []
         if fw_rule is not None:
-            ctx = FWContext(matrix, w, q, d, j_new, call - 1, smoothed)
+            ctx = FWContext(matrix, w, q, d, j_new, call - 1, smoothed, u)
             out = fw_rule(ctx)
             candidates.append((UPDATE_FW, Candidate(out[0], out[1], step=out[2] if len(out) > 2 else None)))
     fw_value = None
