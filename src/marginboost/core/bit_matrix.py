@@ -192,12 +192,45 @@ def _gather_weighted_centred32(W, rows, cols, c, total, scale, out, mean):
 @njit(cache=True, nogil=True)
 def _weighted_row_sums(W, rows, cols, c, out, signs, keep_signs):
     """``out[q] = sum_r c[r] U[rows[r], cols[q]]``, r ascending; with ``keep_signs`` also
-    ``signs[q, r] = U[rows[r], cols[q]]``."""
-    for q in range(cols.shape[0]):
+    ``signs[q, r] = U[rows[r], cols[q]]``.
+
+    Four columns a pass over the rows: each column's sum is a chain of dependent additions, and
+    four independent chains keep the adder busy (one chain at a time waited on each addition:
+    85 -> 35 us for 1024 rows of 100 columns with the signs; issue 17). Each sum is still taken
+    over r ascending: the same bits."""
+    k = cols.shape[0]
+    n = rows.shape[0]
+    q = 0
+    while q + 4 <= k:
+        row0, row1, row2, row3 = W[cols[q] // 8], W[cols[q + 1] // 8], W[cols[q + 2] // 8], W[cols[q + 3] // 8]
+        sh0, sh1 = np.uint64(cols[q] % 8), np.uint64(cols[q + 1] % 8)
+        sh2, sh3 = np.uint64(cols[q + 2] % 8), np.uint64(cols[q + 3] % 8)
+        s0 = s1 = s2 = s3 = 0.0
+        for r in range(n):
+            i = rows[r]
+            word = i // 8
+            at = np.uint64(8 * (i % 8))
+            b0 = (row0[word] >> (at + sh0)) & np.uint64(1)
+            b1 = (row1[word] >> (at + sh1)) & np.uint64(1)
+            b2 = (row2[word] >> (at + sh2)) & np.uint64(1)
+            b3 = (row3[word] >> (at + sh3)) & np.uint64(1)
+            cr = c[r]
+            s0 += cr if b0 else -cr
+            s1 += cr if b1 else -cr
+            s2 += cr if b2 else -cr
+            s3 += cr if b3 else -cr
+            if keep_signs:
+                signs[q, r] = 1.0 if b0 else -1.0
+                signs[q + 1, r] = 1.0 if b1 else -1.0
+                signs[q + 2, r] = 1.0 if b2 else -1.0
+                signs[q + 3, r] = 1.0 if b3 else -1.0
+        out[q], out[q + 1], out[q + 2], out[q + 3] = s0, s1, s2, s3
+        q += 4
+    for q in range(q, k):
         row = W[cols[q] // 8]
         shift = cols[q] % 8
         s = 0.0
-        for r in range(rows.shape[0]):
+        for r in range(n):
             i = rows[r]
             bit = (row[i // 8] >> np.uint64(8 * (i % 8) + shift)) & np.uint64(1)
             s += c[r] if bit else -c[r]
@@ -206,16 +239,27 @@ def _weighted_row_sums(W, rows, cols, c, out, signs, keep_signs):
         out[q] = s
 
 
+_LOW_BITS = np.uint64(0x0101010101010101)  # bit 0 of each byte
+_BYTE_BITS_TO_TOP = np.uint64(0x0102040810204080)  # times it, bit 0 of byte s -> bit 56 + s
+
+
 @njit(cache=True, nogil=True)
 def _gather_bits(W, rows, cols, out):
     """``out[q]``: the bits ``U[rows[r], cols[q]] == +1`` at positions r (word r // 64, bit r % 64),
     zero past the last row. Columns of one group of 8 that follow each other in ``cols`` (all of
-    them when ``cols`` is sorted) are read together: one byte per row gives all of their bits
-    (half the time of a column at a time)."""
+    them when ``cols`` is sorted) are read together: one byte per row gives all of their bits.
+
+    The bytes of 8 rows are packed into one word ``x`` (byte s: row s); column c's bits of those
+    rows are then ``((x >> c) & 0x0101..01) * 0x0102040810204080 >> 56``, row s at bit s (the
+    product's terms ``2^(8s + 7t + 7)`` are distinct powers of two, so nothing carries, and
+    ``t = 7 - s`` puts bit s of the top byte on row s): three operations per column and 8 rows
+    where there were three a row, 46 -> 12 us for 1024 rows of 100 columns (issue 17)."""
     k = cols.shape[0]
     n = rows.shape[0]
     shifts = np.empty(8, dtype=np.uint64)
     words = np.zeros(8, dtype=np.uint64)
+    word_of = rows // 8  # where each row's byte sits in a group's words, the same for every group
+    byte_shift = (8 * (rows % 8)).astype(np.uint64)
     q0 = 0
     while q0 < k:
         g = cols[q0] // 8
@@ -224,15 +268,21 @@ def _gather_bits(W, rows, cols, out):
             shifts[q1 - q0] = cols[q1] % 8
             q1 += 1
         row = W[g]
-        for r in range(n):
-            i = rows[r]
-            byte = row[i // 8] >> np.uint64(8 * (i % 8))
-            position = np.uint64(r % 64)
+        for r0 in range(0, n, 8):
+            x = np.uint64(0)
+            for s in range(8):  # a fixed count, unrolled; past the last row, its bytes are cleared below
+                r = min(r0 + s, n - 1)
+                byte = (row[word_of[r]] >> byte_shift[r]) & np.uint64(0xFF)
+                x |= byte << np.uint64(8 * s)
+            if n - r0 < 8:
+                x &= (np.uint64(1) << np.uint64(8 * (n - r0))) - np.uint64(1)
+            position = np.uint64(r0 % 64)
             for c in range(q1 - q0):
-                words[c] |= ((byte >> shifts[c]) & np.uint64(1)) << position
-            if r % 64 == 63 or r == n - 1:
+                eight = (((x >> shifts[c]) & _LOW_BITS) * _BYTE_BITS_TO_TOP) >> np.uint64(56)
+                words[c] |= eight << position
+            if r0 % 64 == 56 or r0 + 8 >= n:
                 for c in range(q1 - q0):
-                    out[q0 + c, r // 64] = words[c]
+                    out[q0 + c, r0 // 64] = words[c]
                     words[c] = 0
         q0 = q1
 
