@@ -187,6 +187,38 @@ def test_sampled_hessian_of_sign_columns_in_bits_is_the_float_estimate(seed):
         np.testing.assert_allclose(np.diag(from_bits), np.diag(H)[support], rtol=0.1)
 
 
+def test_bits_draw_the_sample_above_a_quarter_of_it_floats_only_above_it():
+    """With +-1 columns in bits a sample is drawn once more than sample / 4 examples are free (the
+    integer Gram of the draws, rows repeated: the float estimator of the same draws); at most that
+    many, and for float columns up to the sample size, the sum is exact."""
+    from marginboost.core.bit_matrix import BitMarginMatrix
+    from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_hessian
+
+    rng = np.random.default_rng(5)
+    m, t = 3000, 20
+    U = rng.choice([-1.0, 1.0], size=(m, t))
+    bits = BitMarginMatrix(m)
+    for j in range(t):
+        bits.add(U[:, j])
+    obj = SmoothedSoftMargin(m / 10, 30.0)
+    d = obj.distribution(U @ rng.dirichlet(np.ones(t)))
+    H, n_free = dense_face_hessian(U, d, obj, 1e-2)
+    support = np.arange(t)
+    scale = np.abs(H).max()
+    assert _INTEGER_GRAM_GAIN == 4
+    below = n_free * _INTEGER_GRAM_GAIN  # n_free <= sample / 4: exact, bits or floats
+    for matrix in (bits, U):
+        np.testing.assert_allclose(_face_hessian(matrix, d, support, obj, 1.0 / obj.nu, 1e-2, below, True), H,
+                                   rtol=0, atol=1e-5 * scale)
+    above = n_free + 1  # sample / 4 < n_free <= sample: bits draw, floats stay exact
+    drawn = _face_hessian(bits, d, support, obj, 1.0 / obj.nu, 1e-2, above, True)
+    np.testing.assert_allclose(_face_hessian(U, d, support, obj, 1.0 / obj.nu, 1e-2, above, True), H,
+                               rtol=0, atol=1e-5 * scale)
+    assert np.abs(drawn - H).max() > 1e-4 * scale  # an estimate, not the sum
+    np.testing.assert_allclose(np.diag(drawn), np.diag(H), rtol=0.1)
+    assert np.linalg.eigvalsh(drawn).min() >= -1e-9 * scale
+
+
 def test_result_carries_the_margins_and_distribution_of_its_weights():
     """The secondary rule hands q, d and the value to the scheme so it does not project again."""
     rng = np.random.default_rng(3)
