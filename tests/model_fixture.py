@@ -9,7 +9,8 @@ pairwise drop-step fix (their rounds include drop steps; the float-margin path t
 differed by 3e-6 under another BLAS kernel) and again when the Newton rule began to start from
 the FW candidate's distribution (its margins differ from ``U w`` in the last bit), and when the
 Newton rule's line search went from Brent's method to ``newton_line_search`` (fewer projections,
-another point within the same tolerance), and when its face Hessian went to float32 sums.
+another point within the same tolerance), and when its face Hessian went to float32 sums, and
+when its face step went from the LU of the bordered KKT system to a Cholesky solve (issue 17).
 
 Each case returns a dict of arrays: the model's outputs on held-out rows (decision function
 or prediction), its weights, its round count and status, and the non-timing history columns.

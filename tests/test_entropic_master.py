@@ -272,3 +272,28 @@ def test_free_rows_are_the_numpy_selection_they_replaced(seed):
             got = _free_rows(d, cap, cutoff)
             assert got.dtype == np.int64
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 60])
+def test_face_newton_step_by_cholesky_solves_the_bordered_system(k):
+    """v = x - (1^T x / 1^T y) y from the Cholesky factor of H + reg I equals the LU solution of
+    the bordered KKT system, and sums to 0; an indefinite H (no Cholesky factor) and a singular
+    one without ridge take the bordered system's solve (least squares where it is singular)."""
+    from marginboost.soft_margin.entropic_master import _face_newton_step, _kkt_matrix
+
+    rng = np.random.default_rng(k)
+    B = rng.normal(size=(3 * k, k))
+    H = B.T @ B
+    g = rng.normal(size=k)
+    reg = 1e-5 * np.trace(H) / k
+    want = np.linalg.solve(_kkt_matrix(H, reg), np.append(g, 0.0))[:k]
+    got = _face_newton_step(H, reg, g)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
+    assert abs(got.sum()) <= 1e-12 * np.abs(got).sum() + 1e-300
+    if k > 1:
+        indefinite = H - 2.0 * np.linalg.eigvalsh(H).max() * np.eye(k) * (np.arange(k) == 0)
+        want = np.linalg.solve(_kkt_matrix(indefinite, reg), np.append(g, 0.0))[:k]
+        np.testing.assert_allclose(_face_newton_step(indefinite, reg, g), want, rtol=1e-9)
+        twins = np.ones((k, k))  # every column the same: singular, no ridge
+        v = _face_newton_step(twins, 0.0, g)
+        assert np.all(np.isfinite(v)) and abs(v.sum()) <= 1e-9 * (np.abs(v).sum() + 1.0)
