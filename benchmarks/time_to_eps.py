@@ -9,7 +9,9 @@ seeds 0, 1, ...) and the rounds and fit times are summed.
 
 Settings: ringnorm, twonorm, banana (KEEL) x nu in {0.1m, 0.5m}, eps = 0.01, depth-2 edge trees
 (the estimators' default ``'tree'``), to convergence. Boosters: ``MLPBoostClassifier(secondary=
-'newton')`` and ``ERLPBoostClassifier()`` (the entropy master solved to its tolerance).
+'newton')`` and ``ERLPBoostClassifier()`` (the entropy master solved to its tolerance); on request
+(``--boosters``) ``CERLPBoostClassifier()`` too (FW short steps alone: the loop without a secondary
+rule, against which the Newton rule's cost per round is paid back in rounds or not).
 
 ``--src DIR`` imports marginboost from ``DIR`` (another checkout's ``src``, e.g. a ``git
 worktree`` of an older commit) so that two versions are measured by the same script on the same
@@ -30,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 
 SETS = ("ringnorm", "twonorm", "banana")
-BOOSTERS = ("MLPBoost(newton)", "ERLPBoost")
+BOOSTERS = ("MLPBoost(newton)", "ERLPBoost", "C-ERLPBoost")
 
 
 def main(argv=None) -> int:
@@ -41,7 +43,7 @@ def main(argv=None) -> int:
     parser.add_argument("--append", action="store_true", help="add this run to --out instead of replacing it")
     parser.add_argument("--sets", nargs="+", default=list(SETS))
     parser.add_argument("--nu", type=float, nargs="+", default=[0.1, 0.5], help="fractions of m")
-    parser.add_argument("--boosters", nargs="+", default=list(BOOSTERS), choices=BOOSTERS)
+    parser.add_argument("--boosters", nargs="+", default=list(BOOSTERS[:2]), choices=BOOSTERS)
     parser.add_argument("--subsamples", type=int, default=5)
     parser.add_argument("--fraction", type=float, default=0.9)
     args = parser.parse_args(argv)
@@ -50,12 +52,13 @@ def main(argv=None) -> int:
     import numpy as np
     from sklearn.model_selection import train_test_split
 
-    from marginboost import ERLPBoostClassifier, MLPBoostClassifier
+    from marginboost import CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier
     from marginboost.experiments import metadata
     from marginboost.io import datasets
 
     make = {"MLPBoost(newton)": lambda nu: MLPBoostClassifier(nu=nu, eps=0.01, secondary="newton"),
-            "ERLPBoost": lambda nu: ERLPBoostClassifier(nu=nu, eps=0.01)}
+            "ERLPBoost": lambda nu: ERLPBoostClassifier(nu=nu, eps=0.01),
+            "C-ERLPBoost": lambda nu: CERLPBoostClassifier(nu=nu, eps=0.01)}
     md = metadata.collect({k: v for k, v in vars(args).items() if k not in ("out", "append")})
     rows, totals = [], {b: [0, 0.0] for b in args.boosters}
     for name in args.sets:
