@@ -46,6 +46,8 @@ def main(argv=None) -> int:
     parser.add_argument("--boosters", nargs="+", default=list(BOOSTERS[:2]), choices=BOOSTERS)
     parser.add_argument("--subsamples", type=int, default=5)
     parser.add_argument("--fraction", type=float, default=0.9)
+    parser.add_argument("--max-iter", type=int, default=None,
+                        help="the estimators' max_iter (their default, 1000, if not given; C-ERLPBoost needs ~10^4)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, args.src)
@@ -77,6 +79,8 @@ def main(argv=None) -> int:
                 rounds, seconds, statuses = 0, 0.0, set()
                 for Xs, ys in subsamples:
                     est = make[booster](nu)
+                    if args.max_iter is not None:
+                        est.set_params(max_iter=args.max_iter)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         t0 = time.perf_counter()
