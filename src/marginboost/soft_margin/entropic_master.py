@@ -87,7 +87,7 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     (``S_ij = n - 2 popcount(b_i xor b_j)`` of the columns' bits): exact up to the last rounding, and
     for 2^15 rows of 100 columns 1.6 ms where the float32 mean, gather and ``ssyrk`` took 8.9 ms
     (issue 17; the Newton rule's update at 10^5 x 50 went from 6.5 to 3.8 ms a round). A row costs
-    about ``_INTEGER_GRAM_GAIN`` times less so than in float32, so with bits the sample is drawn
+    about ``_INTEGER_GRAM_GAIN`` times less there than in float32, so with bits the sample is drawn
     already when more than ``sample / _INTEGER_GRAM_GAIN`` examples are free (the draws then repeat
     rows: the weights rounded to multiples of ``sum_F d / sample``). Measured against drawing only
     above ``sample`` (5 stratified 90% subsamples of ringnorm, twonorm, banana at nu in {0.1, 0.5}m,
