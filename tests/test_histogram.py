@@ -271,11 +271,22 @@ def test_fitted_bins_equal_the_binary_search_coding(data, max_bins):
             np.testing.assert_array_equal(got, want)
 
 
+def _walk(codes, feature, cut, left, right):
+    """The reference routing, in plain Python: each example walks from the root, code <= cut left."""
+    leaf = np.empty(codes.shape[1], dtype=np.int64)
+    for i in range(codes.shape[1]):
+        k = 0
+        while feature[k] >= 0:
+            k = left[k] if codes[feature[k], i] <= cut[k] else right[k]
+        leaf[i] = k
+    return leaf
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
     """level_stats routes and sums in one pass, its walks from the root or resumed at the level
     above; the separate kernels it replaced are the reference."""
-    from marginboost.weak_learners.histogram import _leaf_of, _route_and_sum
+    from marginboost.weak_learners.histogram import _route_and_sum
     from marginboost.weak_learners.trees import node_stats
 
     rng = np.random.default_rng(seed)
@@ -288,11 +299,11 @@ def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
     left = np.array([1, 3, -1, -1, -1])
     right = np.array([2, 4, -1, -1, -1])
     active_pos = np.array([-1, -1, 2, 0, 1])  # this level: nodes 3, 4 and the leaf 2
-    expected_leaf = _leaf_of(codes, feature, cut, left, right)
+    expected_leaf = _walk(codes, feature, cut, left, right)
     node_of = active_pos[expected_leaf]
     # the level above: the root's split alone (nodes 1 and 2), as the walks resume from it
     one_level = (np.array([1, -1, -1]), cut[:3], np.array([1, -1, -1]), np.array([2, -1, -1]))
-    above = _leaf_of(codes, *one_level)
+    above = _walk(codes, *one_level)
     assert set(above) == {1, 2}
     for start in (np.empty(0, dtype=np.int64), above, np.zeros(m, dtype=np.int64)):  # from the root, the level above
         leaf, offset, *sums = _route_and_sum(codes, w, feature, cut, left, right, active_pos, 3, width, start)
@@ -306,10 +317,10 @@ def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
 def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_and_ragged_trees(seed):
     """Trees grown as the oracle grows them (_BinTree), up to depth 7 with some nodes left unsplit:
     every level's nodes and sums, from the root and resumed at the level above, equal the
-    per-example walk (_leaf_of) and trees.node_stats. Covers the select passes and the walk of
-    _descend, the sums in registers (<= 8 nodes) and in memory (more), and a level whose nodes are
-    not consecutive indices (a hand-made routing)."""
-    from marginboost.weak_learners.histogram import _BinTree, _leaf_of, _route_and_sum
+    per-example walk (_walk) and trees.node_stats, and so do the training predictions. Covers the
+    select passes and the walk of _descend, and the sums in registers (<= 8 nodes; more go to
+    trees.node_stats itself, as do levels whose nodes are not consecutive: the test above)."""
+    from marginboost.weak_learners.histogram import _BinTree, _route_and_sum, tree_predictions
     from marginboost.weak_learners.trees import node_stats
 
     rng = np.random.default_rng(seed)
@@ -322,7 +333,7 @@ def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_an
         routing = tree.routing()
         feature, cut, left, right, active_pos = routing
         n_nodes = len(tree.active)
-        expected_leaf = _leaf_of(codes, feature, cut, left, right)
+        expected_leaf = _walk(codes, feature, cut, left, right)
         node_of = active_pos[expected_leaf]
         for start in (np.empty(0, dtype=np.int64), previous):
             leaf, offset, *sums = _route_and_sum(codes, w, *routing, n_nodes, width, start)
@@ -330,6 +341,8 @@ def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_an
             np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
             for got, want in zip(sums, node_stats(w, node_of, n_nodes)):
                 np.testing.assert_array_equal(got, want)
+        value = rng.choice([-1.0, 1.0], size=len(feature))
+        np.testing.assert_array_equal(tree_predictions(codes, routing, value), value[expected_leaf])
         previous = expected_leaf
         keep = rng.random(n_nodes) < (1.0 if depth < 3 else 0.8)
         tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes))

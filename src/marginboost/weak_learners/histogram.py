@@ -52,7 +52,7 @@ from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import Stump, midpoint
-from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits
+from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
 
 __all__ = ["HistogramStump", "HistogramTree"]
 
@@ -160,18 +160,6 @@ def _sum(w):
     return total
 
 
-@njit(cache=True, nogil=True)
-def _leaf_of(codes, feature, cut, left, right):
-    """The node each example reaches in a tree over codes (``code <= cut`` goes left)."""
-    out = np.empty(codes.shape[1], dtype=np.int64)
-    for i in range(codes.shape[1]):
-        k = 0
-        while feature[k] >= 0:
-            k = left[k] if codes[feature[k], i] <= cut[k] else right[k]
-        out[i] = k
-    return out
-
-
 # A level's walks go down by one pass over the examples per internal node (a select the compiler
 # vectorises) when there are at most this many nodes to pass; otherwise each example walks alone.
 _MAX_NODE_PASSES = 8
@@ -182,7 +170,7 @@ _NODES_PER_PASS = 4
 @njit(cache=True, nogil=True)
 def _descend(codes, feature, cut, left, right, start):
     """The node each example reaches (``code <= cut`` goes left), walking down from ``start[i]``
-    (an ancestor of it; empty: from the root), as :func:`_leaf_of` walks.
+    (an ancestor of it; empty: from the root).
 
     Children have larger indices than their parent (:class:`_BinTree` appends them), so one sweep
     over the internal nodes at or below the lowest start, in index order, takes every example
@@ -214,30 +202,19 @@ def _descend(codes, feature, cut, left, right, start):
 
 
 @njit(cache=True, nogil=True)
-def _node_sums(node, first, n_nodes, w):
-    """:func:`.trees.node_stats` with example i in node ``node[i] - first`` (outside ``0 ..
-    n_nodes-1``: in none): per node ``S(N)``, ``sum |w_i|``, some ``w_i > 0``, some ``w_i < 0``, each
-    sum in example order, so the same bits.
+def _node_sums(leaf, first, n_nodes, w):
+    """:func:`.trees.node_stats` of the ``n_nodes <= 2 * _NODES_PER_PASS`` nodes ``first,
+    first + 1, ...``, example i in node ``leaf[i]`` (outside them: in none): per node ``S(N)``,
+    ``sum |w_i|``, some ``w_i > 0``, some ``w_i < 0``, each sum in example order, so the same bits.
 
     Up to ``_NODES_PER_PASS`` nodes a pass, their sums in registers: every example adds ``w_i`` or
     0 to each (``x + 0.0`` is ``x``: the sums start at +0 and a sum that cancels is +0, never -0).
     Summed in memory, ``total[n] += w_i`` waits on the store of the previous example's sum to the
-    same node: 14 us for two nodes at m = 7400, in registers 9 us for up to four (issue 17). More
-    than two passes' worth of nodes (deep trees) are summed in memory."""
+    same node: 14 us for two nodes at m = 7400, in registers 9 us for up to four (issue 17)."""
     total = np.zeros(n_nodes)
     mass = np.zeros(n_nodes)
     has_pos = np.zeros(n_nodes, dtype=np.bool_)
     has_neg = np.zeros(n_nodes, dtype=np.bool_)
-    if n_nodes > 2 * _NODES_PER_PASS:
-        for i in range(w.shape[0]):
-            n = node[i] - first
-            if n < 0 or n >= n_nodes:
-                continue
-            total[n] += w[i]
-            mass[n] += abs(w[i])
-            has_pos[n] |= w[i] > 0.0
-            has_neg[n] |= w[i] < 0.0
-        return total, mass, has_pos, has_neg
     for g in range(0, n_nodes, _NODES_PER_PASS):
         t0 = t1 = t2 = t3 = 0.0
         a0 = a1 = a2 = a3 = 0.0
@@ -245,7 +222,7 @@ def _node_sums(node, first, n_nodes, w):
         neg = np.int64(0)
         limit = min(_NODES_PER_PASS, n_nodes - g)  # nodes of this pass
         for i in range(w.shape[0]):
-            n = node[i] - first - g
+            n = leaf[i] - first - g
             x = w[i]
             ax = abs(x)
             t0 += x if n == 0 else 0.0
@@ -276,8 +253,9 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, n_nodes, wid
     ``start``: the node of each example one level up in the same tree, from which its walk
     resumes; empty: from the root. The nodes of a level are consecutive indices in a tree grown by
     :class:`_BinTree` (children are appended), so an example's position in the level is its node
-    minus the first one's, with no lookup. The one-example-at-a-time walk with the sums in memory
-    took 34 us a level at 7400 x 20, depth 2; now about 12 (issue 17)."""
+    minus the first one's, with no lookup; levels of more than ``2 * _NODES_PER_PASS`` nodes, or
+    not consecutive, are summed in memory by :func:`.trees.node_stats`. The one-example-at-a-time
+    walk with the sums in memory took 34 us a level at 7400 x 20, depth 2; now about 12 (issue 17)."""
     leaf = _descend(codes, feature, cut, left, right, start)
     m = leaf.shape[0]
     first = -1
@@ -287,17 +265,17 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, n_nodes, wid
             first = k - active_pos[k] if first < 0 else first
             consecutive &= active_pos[k] == k - first
     offset = np.empty(m, dtype=np.int64)
-    if consecutive:
+    if consecutive and n_nodes <= 2 * _NODES_PER_PASS:
         for i in range(m):
             n = leaf[i] - first
             offset[i] = n * width if (n >= 0) & (n < n_nodes) else -1
         return (leaf, offset) + _node_sums(leaf, first, n_nodes, w)
-    node = np.empty(m, dtype=np.int64)
+    node = np.empty(m, dtype=np.int64)  # deep levels, or nodes not consecutive: sums in memory
     for i in range(m):
         n = active_pos[leaf[i]]
         node[i] = n
         offset[i] = n * width if n >= 0 else -1
-    return (leaf, offset) + _node_sums(node, 0, n_nodes, w)
+    return (leaf, offset) + node_stats(w, node, n_nodes)
 
 
 def _zeros(workspace: dict | None, name: str, shape: tuple, dtype) -> np.ndarray:
@@ -393,7 +371,7 @@ def stump_predictions(codes, feature: int, cut: int, sign: float) -> np.ndarray:
 
 def tree_predictions(codes, routing, value) -> np.ndarray:
     feature, cut, left, right, _ = routing
-    return value[_leaf_of(codes, feature, cut, left, right)]
+    return value[_descend(codes, feature, cut, left, right, _FROM_ROOT)]
 
 
 # ------------------------------------------------------------------ sweeps (on the summed histograms)
