@@ -575,10 +575,10 @@ class BitMarginMatrix:
         ``ValueError`` naming what it got, and leaves the matrix as it was.
         """
         given = np.asarray(u)
-        if given.dtype.kind not in "biuf" and given.shape == (self.m,):
-            raise ValueError(f"u must hold only -1 and +1, got dtype {given.dtype}")
-        added = self.try_add(given)
+        added = self.try_add(given)  # raises on a wrong shape
         if isinstance(added, int):  # the index of the first entry that is not -1 or +1
+            if given.dtype.kind not in "biuf":
+                raise ValueError(f"u must hold only -1 and +1, got dtype {given.dtype}")
             raise ValueError(f"u must hold only -1 and +1, got {given[added].item()!r} at index {added}")
         return added
 
