@@ -17,6 +17,8 @@ from marginboost.core.projections import (
     box_capped_simplex_euclidean_projection,
     capped_simplex_euclidean_projection,
     capped_simplex_kl_projection,
+    capped_simplex_kl_projection_along,
+    slope_curvature_sums,
 )
 from reference import _split_tie_by_index, _ties_by_index, exact_kl_projection, sorted_kl_projection
 
@@ -214,6 +216,30 @@ def test_kl_projection_on_thousands_of_examples(eta, weighted):
             d = capped_simplex_kl_projection(q, nu, eta, weights)
             assert abs(d.sum() - 1.0) <= 1e-12
             assert_close_to_exact(d, exact_kl_projection(q, nu, eta, weights), caps)
+
+
+@pytest.mark.parametrize("eta", [10.0, 460.0, 1e9])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_projection_along_a_direction_sums_what_the_separate_pass_sums(eta, weighted):
+    """``capped_simplex_kl_projection_along`` returns the projection and, summed while it writes
+    ``d``, the line search's sums: both bit for bit what the projection and a separate
+    ``slope_curvature_sums`` pass give. eta = 1e9 on margins 1e-3 apart puts the free entries on a
+    second scale (finished by exp after the writing pass), where the sums are taken again."""
+    rng = np.random.default_rng(int(eta) % 997 + weighted)
+    m = 2000
+    for q in (tied_margins(rng, m), rng.normal(size=m), rng.uniform(-1.0, 1.0, m)):
+        weights = None
+        if weighted:
+            raw = rng.uniform(0.05, 5.0, m)
+            weights = raw * (m / raw.sum())
+        delta = rng.choice([-2.0, 0.0, 2.0], m) - rng.uniform(-1.0, 1.0) * q
+        for nu in (1.0, 0.1 * m + 0.5, 0.5 * m, float(m)):
+            d, sums = capped_simplex_kl_projection_along(q, delta, nu, eta, weights)
+            np.testing.assert_array_equal(d, capped_simplex_kl_projection(q, nu, eta, weights))
+            caps = np.empty(0) if weights is None else weights / nu
+            assert sums == slope_curvature_sums(d, delta, 1.0 / nu, caps, weighted)
+    with pytest.raises(ValueError, match="delta must have the shape of q"):
+        capped_simplex_kl_projection_along(np.zeros(3), np.zeros(2), 1.0, 1.0)
 
 
 def test_euclidean_projections_are_bitwise_the_2m_sort_version():

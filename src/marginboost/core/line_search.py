@@ -57,8 +57,9 @@ def newton_line_search(objective, q: np.ndarray, d: np.ndarray, delta: np.ndarra
     :func:`exact_line_search`, from slopes and curvatures; returns ``(lam, q + lam delta, d there)``.
 
     ``d`` is ``objective.distribution(q)``; ``objective.slope_curvature(d, delta)`` gives the slope
-    and curvature of ``phi(lam) = rho~(q + lam delta)`` at a point whose distribution is known, so
-    each point tried costs one projection. The first point is the Newton point
+    and curvature of ``phi(lam) = rho~(q + lam delta)`` at a point whose distribution is known, and
+    ``objective.distribution_along(q, lam, delta)`` the point ``q + lam delta``, its distribution, slope
+    and curvature, so each point tried costs one projection (the sums summed inside it). The first point is the Newton point
     ``-phi'(0)/phi''(0)`` (or ``lam_max``). While no point of negative slope is known, the next is
     the Newton point of the last (at most ``lam_max``); once the root is bracketed by
     ``lo`` (``phi' > 0``) and ``hi`` (``phi' < 0``), the secant root of their slopes, with the
@@ -84,9 +85,7 @@ def newton_line_search(objective, q: np.ndarray, d: np.ndarray, delta: np.ndarra
     lam = min(slope / -curvature, lam_max) if curvature < 0.0 else lam_max
     kept = 0  # +1: lo was kept (hi moved) in the last update; -1: hi was kept
     for _ in range(max_iter):
-        q_lam = q + lam * delta
-        d_lam = objective.distribution(q_lam)
-        slope_lam, curvature_lam = objective.slope_curvature(d_lam, delta)
+        q_lam, d_lam, slope_lam, curvature_lam = objective.distribution_along(q, lam, delta)
         if slope_lam == 0.0 or (slope_lam > 0.0 and lam >= lam_max):
             return lam, q_lam, d_lam
         secant_curvature = (slope_lam - slope_x) / (lam - x) if lam != x else curvature_lam

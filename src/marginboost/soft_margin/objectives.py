@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from marginboost.core.projections import capped_simplex_kl_projection
+from marginboost.core.projections import (capped_simplex_kl_projection, capped_simplex_kl_projection_along,
+                                          slope_curvature_sums)
 from marginboost.core.vector_math import sum_xlogx
 
 
@@ -160,29 +160,21 @@ class SmoothedSoftMargin:
         differ; this is the free side's.)
         """
         caps = np.empty(0) if self.weights is None else self.weights / self.nu
-        slope, free_sq, free_lin, free_mass = _slope_curvature_sums(d, delta, 1.0 / self.nu, caps,
-                                                                    self.weights is not None)
+        return self._slope_curvature(slope_curvature_sums(d, delta, 1.0 / self.nu, caps, self.weights is not None))
+
+    def distribution_along(self, q: np.ndarray, lam: float, delta: np.ndarray):
+        """``(q', d', slope, curvature)`` at ``q' = q + lam delta``: its margins, ``distribution(q')`` and
+        ``slope_curvature(d', delta)``, the sums summed while the projection writes ``d'``
+        (:func:`~marginboost.core.projections.capped_simplex_kl_projection_along`; the same bits)."""
+        q_lam = q + lam * delta
+        d_lam, sums = capped_simplex_kl_projection_along(q_lam, delta, self.nu, self.eta, self.weights)
+        return (q_lam, d_lam) + self._slope_curvature(sums)
+
+    def _slope_curvature(self, sums):
+        slope, free_sq, free_lin, free_mass = sums
         curvature = -self.eta * (free_sq - free_lin * free_lin / free_mass) if free_mass > 0.0 else 0.0
         return slope, min(curvature, 0.0)
 
     def stop_tol(self, eps: float) -> float:
         """``eps/2``: a gap of at most ``eps/2`` gives ``rho(q) >= g - eps`` (000 Lemma 2)."""
         return eps / 2.0
-
-
-@njit(cache=True)
-def _slope_curvature_sums(d, delta, cap, caps, weighted):
-    """``sum_i d_i delta_i`` over all examples; ``sum d delta^2``, ``sum d delta`` and ``sum d`` over the
-    free ones (``d_i < cap_i (1 - 1e-12)``, the test of ``_face_hessian``)."""
-    slope = 0.0
-    sq = 0.0
-    lin = 0.0
-    mass = 0.0
-    for i in range(d.shape[0]):
-        x = d[i] * delta[i]
-        slope += x
-        if d[i] < (caps[i] if weighted else cap) * (1.0 - 1e-12):
-            sq += x * delta[i]
-            lin += x
-            mass += d[i]
-    return slope, sq, lin, mass
