@@ -128,6 +128,14 @@ def kl_problems(draw, shape=None):
     return q, nu, eta, weights
 
 
+def example_weights(rng, m, weighted, low=0.05, high=5.0):
+    """None, or positive weights drawn uniformly in [low, high] and scaled to sum to m."""
+    if not weighted:
+        return None
+    raw = rng.uniform(low, high, m)
+    return raw * (m / raw.sum())
+
+
 def caps_of(nu, weights, m):
     return (np.ones(m) if weights is None else weights) / nu
 
@@ -207,15 +215,40 @@ def test_kl_projection_on_thousands_of_examples(eta, weighted):
     rng = np.random.default_rng(int(eta) % 1000 + weighted)
     m = 3000
     for q in (tied_margins(rng, m), rng.normal(size=m), rng.uniform(-1e3, 1e3, m)):
-        weights = None
-        if weighted:
-            raw = rng.uniform(0.05, 5.0, m)
-            weights = raw * (m / raw.sum())
+        weights = example_weights(rng, m, weighted)
         for nu in (1.0, 0.01 * m, 0.1 * m + 0.5, 0.5 * m, m - 0.5, float(m)):
             caps = caps_of(nu, weights, m)
             d = capped_simplex_kl_projection(q, nu, eta, weights)
             assert abs(d.sum() - 1.0) <= 1e-12
             assert_close_to_exact(d, exact_kl_projection(q, nu, eta, weights), caps)
+
+
+def _first_pivot_positions(m, n_picks=127):
+    """The positions the projection's first level draws its pivot from (its fixed-seed generator)."""
+    state, mask, out = 0x9E3779B97F4A7C15, (1 << 64) - 1, []
+    for _ in range(n_picks):
+        state = (state * 6364136223846793005 + 1442695040888963407) & mask
+        out.append((state >> 33) % m)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_capped_first_pivot_on_a_second_scale(weighted):
+    """The first level's pivot capped and every mass at or above it underflowing at the first
+    scale: the masses of the side kept (its larger margins) are taken again at the pivot's scale.
+    The drawn positions get margins 0, 1e-3, ... below the pivot, whose rank among them puts it
+    at the 66th smallest (nu = 400 of m = 1000); every other example has margin 1 (eta = 1e6:
+    65 below the pivot capped, the rest free)."""
+    m, nu, eta = 1000, 400.0, 1e6
+    q = np.ones(m)
+    picks = _first_pivot_positions(m)
+    distinct = np.unique(picks)
+    q[distinct[:66]] = np.arange(66) * 1e-3
+    weights = example_weights(np.random.default_rng(3), m, weighted, 0.5, 1.5)
+    d = capped_simplex_kl_projection(q, nu, eta, weights)
+    caps = caps_of(nu, weights, m)
+    assert_close_to_exact(d, exact_kl_projection(q, nu, eta, weights), caps)
+    assert np.sum(d >= caps * (1 - 1e-12)) >= 60  # most of the small margins capped
 
 
 @pytest.mark.parametrize("eta", [10.0, 460.0, 1e9])
@@ -228,10 +261,7 @@ def test_projection_along_a_direction_sums_what_the_separate_pass_sums(eta, weig
     rng = np.random.default_rng(int(eta) % 997 + weighted)
     m = 2000
     for q in (tied_margins(rng, m), rng.normal(size=m), rng.uniform(-1.0, 1.0, m)):
-        weights = None
-        if weighted:
-            raw = rng.uniform(0.05, 5.0, m)
-            weights = raw * (m / raw.sum())
+        weights = example_weights(rng, m, weighted)
         delta = rng.choice([-2.0, 0.0, 2.0], m) - rng.uniform(-1.0, 1.0) * q
         for nu in (1.0, 0.1 * m + 0.5, 0.5 * m, float(m)):
             d, sums = capped_simplex_kl_projection_along(q, delta, nu, eta, weights)
