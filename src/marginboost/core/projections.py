@@ -117,10 +117,11 @@ def slope_curvature_sums(d, delta, cap, caps, weighted):
     for i in range(d.shape[0]):
         x = d[i] * delta[i]
         slope += x
-        if d[i] < (caps[i] if weighted else cap) * (1.0 - 1e-12):
-            sq += x * delta[i]
-            lin += x
-            mass += d[i]
+        # a 0/1 factor (adding +-0 changes no sum), not a branch on the example's cap
+        free = np.float64(d[i] < (caps[i] if weighted else cap) * (1.0 - 1e-12))
+        sq += (x * delta[i]) * free
+        lin += x * free
+        mass += d[i] * free
     return slope, sq, lin, mass
 
 
@@ -431,7 +432,7 @@ def _write_result(q, s, weighted, eta, nu, q_cut, free_share, s_free, t_free, sh
         if along:  # slope_curvature_sums' body, in the same order (its value at an exp'd entry is redone below)
             x = e[i] * delta[i]
             slope += x
-            if e[i] < cap_i * (1.0 - 1e-12):
+            if e[i] < cap_i * (1.0 - 1e-12):  # a branch here, unlike there: measured faster in this loop
                 sq += x * delta[i]
                 lin += x
                 mass += e[i]
