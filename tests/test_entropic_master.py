@@ -297,3 +297,37 @@ def test_face_newton_step_by_cholesky_solves_the_bordered_system(k):
         twins = np.ones((k, k))  # every column the same: singular, no ridge
         v = _face_newton_step(twins, 0.0, g)
         assert np.all(np.isfinite(v)) and abs(v.sum()) <= 1e-9 * (np.abs(v).sum() + 1.0)
+
+
+def test_compiled_bookkeeping_is_the_numpy_formulation():
+    """The active-set helpers against the numpy expressions they replaced, bit for bit, on vectors
+    with zeros, negative zeros, ties of the ratio test and no negative entry at all."""
+    from marginboost.soft_margin.entropic_master import _lowers_a_zero, _ratio_test, _stepped, _support_with
+
+    rng = np.random.default_rng(4)
+    for trial in range(300):
+        t = int(rng.integers(1, 12))
+        w = np.where(rng.random(t) < 0.4, 0.0, rng.random(t))
+        w[rng.random(t) < 0.1] = -0.0
+        v = rng.choice([-0.5, -0.25, 0.0, -0.0, 0.25, 1.0], t) * (1.0 if trial % 3 else rng.random(t))
+        j = int(rng.integers(t))
+        expected = np.flatnonzero(w > 0.0)
+        if not w[j] > 0.0:
+            expected = np.insert(expected, np.searchsorted(expected, j), j)
+        np.testing.assert_array_equal(_support_with(w, j), expected)
+        assert _lowers_a_zero(w, v) == bool(np.any(v[w <= 0.0] < 0.0))
+        negative = np.flatnonzero(v < 0.0)
+        ratios = w[negative] / -v[negative]
+        blocking, lam_max = _ratio_test(w, v)
+        if negative.size:
+            assert (blocking, lam_max) == (negative[np.argmin(ratios)], ratios.min())
+        else:
+            assert (blocking, lam_max) == (-1, np.inf)
+        for lam in (0.0, 0.5 * lam_max if np.isfinite(lam_max) else 0.3, lam_max if np.isfinite(lam_max) else 1.0):
+            stepped = w + lam * v
+            if lam >= lam_max:
+                stepped[blocking] = 0.0
+            stepped = np.clip(stepped, 0.0, None)
+            got = _stepped(w, lam, v, lam >= lam_max, blocking)
+            np.testing.assert_array_equal(got, stepped)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(stepped))
