@@ -102,6 +102,8 @@ def run_kernel(serial, parallel, threads: int, *args):
     if threads == 1:
         return serial(*args)
     previous = numba.get_num_threads()
+    if previous == threads:  # setting and restoring it cost 1.5 us a call, twice a tree
+        return parallel(*args)
     numba.set_num_threads(threads)
     try:
         return parallel(*args)
