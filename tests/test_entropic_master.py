@@ -256,8 +256,9 @@ def test_systematic_sample_picks_what_searchsorted_on_the_cumulative_sums_picks(
 @pytest.mark.parametrize("seed", range(3))
 def test_free_rows_are_the_numpy_selection_they_replaced(seed):
     """F of the face Hessian: below the cap (scalar or per example), above cutoff * max(d); entries
-    exactly at either bound, zeros and all-capped vectors included."""
-    from marginboost.soft_margin.entropic_master import _free_rows
+    exactly at either bound, zeros and all-capped vectors included. Above the threshold, the sample
+    drawn from F is _systematic_sample's of d[F], with its total."""
+    from marginboost.soft_margin.entropic_master import _free_rows, _systematic_sample
 
     rng = np.random.default_rng(seed)
     for _ in range(30):
@@ -269,9 +270,18 @@ def test_free_rows_are_the_numpy_selection_they_replaced(seed):
         cutoff = float(rng.choice([0.0, 1e-2, 0.5, 1.0]))
         for cap in (scalar_cap, caps):
             want = np.flatnonzero((d < cap * (1.0 - 1e-12)) & (d > cutoff * d.max()))
-            got = _free_rows(d, cap, cutoff)
-            assert got.dtype == np.int64
+            got, total, sampled = _free_rows(d, cap, cutoff)
+            assert got.dtype == np.int64 and not sampled and total == 0.0
             np.testing.assert_array_equal(got, want)
+            threshold = int(rng.integers(0, 40))
+            got, total, sampled = _free_rows(d, cap, cutoff, 64, threshold)
+            assert sampled == (want.size > threshold)
+            if sampled:
+                picked, want_total = _systematic_sample(d[want], 64)
+                np.testing.assert_array_equal(got, want[picked])
+                assert total == want_total
+            else:
+                np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("k", [1, 2, 7, 60])

@@ -95,17 +95,17 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     7.23 -> 7.01 s and 3.79 -> 3.54 s, rounds 4871 -> 4927 and 4690 -> 4670.
     """
     U = as_margin_matrix(U)
-    rows = _free_rows(d, cap, cutoff)
-    c = d[rows]
     k = support.size
     in_bits = hasattr(U, "sign_gram")
-    if sample is not None and (rows.size > sample or (in_bits and rows.size > sample // _INTEGER_GRAM_GAIN)):
-        picked, total = _systematic_sample(c, sample)
-        rows = rows[picked]
+    threshold = sample // _INTEGER_GRAM_GAIN if in_bits and sample is not None else sample
+    rows, total, sampled = _free_rows(d, cap, cutoff, sample, threshold)
+    if sampled:
         if in_bits:  # +-1 columns in bits, equal weights: the exact integer Gram
             S, s = U.sign_gram(rows, support)
             return _scaled_centred_gram(S, s, rows.size, objective.eta * total / (rows.size * rows.size))
         c = np.full(sample, total / sample)
+    else:
+        c = d[rows]
     if not rows.size:
         return np.zeros((k, k))
     total = c.sum()
@@ -136,23 +136,36 @@ def _face_hessian(U, d, support, objective, cap, cutoff, sample=None, single=Fal
     return _symmetric_hessian(H, objective.eta, 0.0 if single else total, mean, not single)
 
 
-def _free_rows(d, cap, cutoff):
+def _free_rows(d, cap, cutoff, sample=None, threshold=None):
     """``F``: the examples with ``cutoff * max(d) < d_i < cap_i (1 - 1e-12)``, in increasing order
-    (``cap``: a scalar or one cap per example). One compiled pass where numpy's comparisons, ``&``
-    and ``flatnonzero`` took 12 us at m = 7400 (issue 17)."""
+    (``cap``: a scalar or one cap per example); when more than ``threshold`` are free, the
+    ``sample`` of them drawn by :func:`_systematic_sample` instead. Returns ``(rows, total,
+    sampled)``, ``total`` the sum of ``d`` over ``F`` when sampled (else 0). One compiled call where
+    numpy's max, comparisons, ``&``, ``flatnonzero`` and gathers took 12 us and more at m = 7400
+    (issue 17)."""
+    threshold = -1 if sample is None else threshold
+    sample = 0 if sample is None else sample
     if np.ndim(cap) == 0:
-        return _rows_between(d, float(cap), np.empty(0), False, cutoff * d.max())
-    return _rows_between(d, 0.0, cap, True, cutoff * d.max())
+        return _rows_between(d, float(cap), np.empty(0), False, cutoff, sample, threshold)
+    return _rows_between(d, 0.0, cap, True, cutoff, sample, threshold)
 
 
 @njit(cache=True, nogil=True)
-def _rows_between(d, cap, caps, per_example, floor):
+def _rows_between(d, cap, caps, per_example, cutoff, sample, threshold):
+    largest = d[0]
+    for i in range(1, d.shape[0]):
+        largest = max(largest, d[i])
+    floor = cutoff * largest
     rows = np.empty(d.shape[0], dtype=np.int64)
     n = 0
     for i in range(d.shape[0]):
         rows[n] = i
         n += (d[i] < (caps[i] if per_example else cap) * (1.0 - 1e-12)) & (d[i] > floor)
-    return rows[:n].copy()
+    if threshold < 0 or n <= threshold:
+        return rows[:n].copy(), 0.0, False
+    free = rows[:n]
+    picked, total = _systematic_sample(d[free], sample)
+    return free[picked], total, True
 
 
 @njit(cache=True, nogil=True)
