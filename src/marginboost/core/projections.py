@@ -201,7 +201,7 @@ def _kl_capped(q, eta, nu, s, weighted, delta):
             # leaves ~nu undecided. Later levels: the median of three.
             qp, state = _pivot(q, m, state, 127, 1.25 * nu / m + 2.0 / 127)
         else:
-            qp, state = _pivot(src_q, n, state, 3, 0.5)
+            qp, state = _median_of_three(src_q, n, state)
         cap_g, cap_e, mass, n_g, n_l = _level_sums(src_q, src_e, src_s, n, qp, weighted, first,
                                                    lo_q, lo_e, lo_s, hi_q, hi_e, hi_s)
         if n_free > 0:
@@ -365,9 +365,25 @@ def _pivot(q, n, state, n_picks, rank):
     the generator's next state."""
     picks = np.empty(n_picks)
     for j in range(n_picks):
-        state = state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
-        picks[j] = q[np.int64(state >> np.uint64(33)) % n]
+        picks[j], state = _draw(q, n, state)
     return np.sort(picks)[min(n_picks - 1, int(rank * n_picks))], state
+
+
+@njit(cache=True)
+def _median_of_three(q, n, state):
+    """``_pivot(q, n, state, 3, 0.5)`` without its array and sort (a level's fixed cost, a dozen
+    levels a projection): the median of the same three draws, and the generator's next state."""
+    a, state = _draw(q, n, state)
+    b, state = _draw(q, n, state)
+    c, state = _draw(q, n, state)
+    return max(min(a, b), min(max(a, b), c)), state
+
+
+@njit(cache=True)
+def _draw(q, n, state):
+    """One pseudo-random entry of ``q[:n]`` (the generator of :func:`_pivot`) and the next state."""
+    state = state * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+    return q[np.int64(state >> np.uint64(33)) % n], state
 
 
 @njit(cache=True)
