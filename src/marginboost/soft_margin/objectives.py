@@ -32,8 +32,7 @@ import math
 
 import numpy as np
 
-from marginboost.core.projections import (capped_simplex_kl_projection, capped_simplex_kl_projection_along,
-                                          slope_curvature_sums)
+from marginboost.core.projections import kl_projection_and_value, slope_curvature_sums
 from marginboost.core.vector_math import sum_xlogx
 
 
@@ -135,13 +134,24 @@ class SmoothedSoftMargin:
         self.nu = nu
         self.eta = eta
         self.weights = weights
+        self._known = None  # (d, rho~ in closed form) of the last projection (value_at)
 
     def distribution(self, q: np.ndarray) -> np.ndarray:
         """``d(q) = grad f~*(-q)``: the capped-simplex KL projection of ``softmax(-eta q)``."""
-        return capped_simplex_kl_projection(q, self.nu, self.eta, self.weights)
+        d, value, _ = kl_projection_and_value(q, self.nu, self.eta, self.weights)
+        self._known = (d, value) if value == value else None
+        return d
 
     def value_at(self, q: np.ndarray, d: np.ndarray) -> float:
-        """``rho~(q)`` given ``d = distribution(q)`` (saves the projection)."""
+        """``rho~(q)`` given ``d = distribution(q)`` (saves the projection).
+
+        For the array the last projection returned (``d`` itself, unmodified), the value that
+        projection found in closed form (:func:`~marginboost.core.projections.kl_projection_and_value`:
+        no pass over the examples; the path of a fit is the same, its objective's last bits not);
+        otherwise ``d @ q + Delta(d) / eta``."""
+        known = self._known
+        if known is not None and known[0] is d:
+            return known[1]
         return float(d @ q + relative_entropy_to_uniform(d, self.weights) / self.eta)
 
     def value(self, q: np.ndarray) -> float:
@@ -165,9 +175,10 @@ class SmoothedSoftMargin:
     def distribution_along(self, q: np.ndarray, lam: float, delta: np.ndarray):
         """``(q', d', slope, curvature)`` at ``q' = q + lam delta``: its margins, ``distribution(q')`` and
         ``slope_curvature(d', delta)``, the sums summed while the projection writes ``d'``
-        (:func:`~marginboost.core.projections.capped_simplex_kl_projection_along`; the same bits)."""
+        (:func:`~marginboost.core.projections.kl_projection_and_value`; the same bits)."""
         q_lam = q + lam * delta
-        d_lam, sums = capped_simplex_kl_projection_along(q_lam, delta, self.nu, self.eta, self.weights)
+        d_lam, value, sums = kl_projection_and_value(q_lam, self.nu, self.eta, self.weights, delta)
+        self._known = (d_lam, value) if value == value else None
         return (q_lam, d_lam) + self._slope_curvature(sums)
 
     def _slope_curvature(self, sums):
