@@ -403,3 +403,23 @@ def test_data_larger_than_memory_is_refused_with_the_dask_path(monkeypatch):
             learner.prepare(X, y)
     monkeypatch.setattr(memory, "available_memory", lambda: None)  # unknown: no check
     DecisionStump().prepare(X, y)
+
+
+def test_node_stats_against_a_plain_loop():
+    """Per node: the sum of w, of |w|, and whether some w > 0 and some w < 0, with zeros and -0
+    among the weights (neither sign) and examples in no node (-1)."""
+    from marginboost.weak_learners.trees import node_stats
+
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        m, n_nodes = int(rng.integers(1, 60)), int(rng.integers(1, 5))
+        w = rng.choice([-1.5, -0.0, 0.0, 0.25, 2.0], m) * rng.random(m).round(1)
+        node_of = rng.integers(-1, n_nodes, m)
+        total, mass, has_pos, has_neg = node_stats(w, node_of, n_nodes)
+        for n in range(n_nodes):
+            mine = w[node_of == n]
+            expected_total = 0.0
+            for x in mine:  # in example order
+                expected_total += x
+            assert total[n] == expected_total and mass[n] == sum(abs(x) for x in mine)
+            assert has_pos[n] == any(x > 0.0 for x in mine) and has_neg[n] == any(x < 0.0 for x in mine)

@@ -55,10 +55,9 @@ def node_stats(w, node_of, n_nodes):
             continue
         total[n] += w[i]
         mass[n] += abs(w[i])
-        if w[i] > 0.0:
-            has_pos[n] = True
-        elif w[i] < 0.0:
-            has_neg[n] = True
+        # or-ed in, not set under a branch on the sign of w_i (the labels': random)
+        has_pos[n] |= w[i] > 0.0
+        has_neg[n] |= w[i] < 0.0
     return total, mass, has_pos, has_neg
 
 
@@ -86,14 +85,16 @@ def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
             if n < 0:
                 continue
             v = vals[j, k]
-            # Within a node, a cut exists only between two distinct consecutive values.
-            if seen[n] and v != last[n]:
-                lsum = left[n]
-                score = abs(lsum) + abs(node_total[n] - lsum)
-                if score > best_score[n] + SPLIT_TOL * node_mass[n]:
-                    best_score[n] = score
-                    best_feature[n] = j
-                    best_threshold[n] = midpoint(last[n], v)
+            # Within a node, a cut exists only between two distinct consecutive values. The score
+            # is computed at every example and one branch taken on both conditions together,
+            # rarely true: a branch on the cut's existence alone went either way at random where
+            # the examples of two nodes interleave (issue 17).
+            lsum = left[n]
+            score = abs(lsum) + abs(node_total[n] - lsum)
+            if (seen[n] & (v != last[n])) & (score > best_score[n] + SPLIT_TOL * node_mass[n]):
+                best_score[n] = score
+                best_feature[n] = j
+                best_threshold[n] = midpoint(last[n], v)
             left[n] += w[i]
             last[n] = v
             seen[n] = True
@@ -120,10 +121,9 @@ def _route(X, node_of, split_feature, split_threshold, left_child, right_child):
         n = node_of[i]
         if n < 0 or split_feature[n] < 0:
             out[i] = -1
-        elif X[i, split_feature[n]] <= split_threshold[n]:
-            out[i] = left_child[n]
-        else:
-            out[i] = right_child[n]
+        else:  # a select on the example's side, not a branch (the sides are random by example)
+            goes_left = X[i, split_feature[n]] <= split_threshold[n]
+            out[i] = left_child[n] * goes_left + right_child[n] * (1 - goes_left)
     return out
 
 
