@@ -58,13 +58,13 @@ def newton_line_search(objective, q: np.ndarray, d: np.ndarray, delta: np.ndarra
 
     ``d`` is ``objective.distribution(q)``; ``objective.slope_curvature(d, delta)`` gives the slope
     and curvature of ``phi(lam) = rho~(q + lam delta)`` at a point whose distribution is known, and
-    ``objective.distribution_along(q, lam, delta)`` the point ``q + lam delta``, its distribution, slope
-    and curvature, so each point tried costs one projection (the sums summed inside it). The first point is the Newton point
-    ``-phi'(0)/phi''(0)`` (or ``lam_max``). While no point of negative slope is known, the next is
-    the Newton point of the last (at most ``lam_max``); once the root is bracketed by
-    ``lo`` (``phi' > 0``) and ``hi`` (``phi' < 0``), the secant root of their slopes, with the
-    Illinois rule (the slope of an end kept twice in a row is halved) against the one-sided
-    stalls of regula falsi on a kinked slope. It returns the last point tried once its distance
+    ``objective.distribution_along(q, lam, delta)`` the point ``q + lam delta``, its distribution,
+    slope and curvature, so each point tried costs one projection (the sums summed inside it).
+    The first point is the Newton point ``-phi'(0)/phi''(0)`` (or ``lam_max``). While no point of
+    negative slope is known, the next is the Newton point of the last (at most ``lam_max``); once
+    the root is bracketed by ``lo`` (``phi' > 0``) and ``hi`` (``phi' < 0``), the secant root of
+    their slopes, with the Illinois rule (the slope of an end kept twice in a row is halved)
+    against the one-sided stalls of regula falsi on a kinked slope. It returns the last point tried once its distance
     to the next estimate of the root (the secant root of the bracket; before a bracket, the
     Newton step with the flatter of its own and the secant curvature) is at most ``rtol`` times
     its ``lam``, or the bracket is narrower than that.

@@ -152,6 +152,7 @@ def _free_rows(d, cap, cutoff, sample=None, threshold=None):
 
 @njit(cache=True, nogil=True)
 def _rows_between(d, cap, caps, per_example, cutoff, sample, threshold):
+    """:func:`_free_rows` compiled (``threshold < 0``: never sampled)."""
     largest = d[0]
     for i in range(1, d.shape[0]):
         largest = max(largest, d[i])
