@@ -249,6 +249,31 @@ def test_a_capped_first_pivot_on_a_second_scale(weighted):
     caps = caps_of(nu, weights, m)
     assert_close_to_exact(d, exact_kl_projection(q, nu, eta, weights), caps)
     assert np.sum(d >= caps * (1 - 1e-12)) >= 60  # most of the small margins capped
+    assert_first_level_ways_agree(q, nu, eta, weights)
+
+
+def assert_first_level_ways_agree(q, nu, eta, weights):
+    """The first level writing both its sides (small m) or copying the side kept after it (large m):
+    the same projection, sums and value, bit for bit."""
+    from marginboost.core.projections import _kl_capped
+
+    s = np.empty(0) if weights is None else weights
+    delta = np.linspace(-1.0, 1.0, q.shape[0])
+    both, after = (_kl_capped(q, eta, nu, s, weights is not None, delta, split) for split in (True, False))
+    np.testing.assert_array_equal(both[0], after[0])
+    assert both[1:] == after[1:] or (np.isnan(both[2]) and np.isnan(after[2]) and both[1] == after[1])
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_two_ways_of_the_first_level_agree(weighted):
+    """Both first levels on boosting-like margins, eta up to 1e9 (second scales), nu small and large."""
+    rng = np.random.default_rng(21 + weighted)
+    m = 2000
+    for eta in (10.0, 460.0, 1e6, 1e9):
+        for q in (tied_margins(rng, m), rng.normal(size=m), rng.uniform(-1.0, 1.0, m)):
+            weights = example_weights(rng, m, weighted)
+            for nu in (1.0, 0.1 * m + 0.5, 0.5 * m, float(m)):
+                assert_first_level_ways_agree(q, nu, eta, weights)
 
 
 @pytest.mark.parametrize("eta", [10.0, 460.0, 1e9])
