@@ -112,3 +112,24 @@ def test_entropy_eta_refuses_an_eps_whose_eta_overflows():
     assert MIN_EPS == 1e-300
     assert math.isfinite(entropy_eta(2**63, 1.0, MIN_EPS))
     assert entropy_eta(200, 20.0, MIN_EPS) == 2 * math.log(10.0) / 1e-300
+
+
+def test_value_at_takes_the_closed_form_only_for_the_last_projections_arrays():
+    """``value_at(q, d)`` returns the last projection's closed-form value only for its own ``q`` and
+    ``d`` objects; any other pair (an older projection, an equal copy of q, another q with that d)
+    is summed explicitly. Both agree to rounding."""
+    from marginboost.soft_margin.objectives import SmoothedSoftMargin, relative_entropy_to_uniform
+
+    rng = np.random.default_rng(3)
+    objective = SmoothedSoftMargin(nu=20.0, eta=50.0)
+    q1, q2 = rng.normal(size=200) * 0.1, rng.normal(size=200) * 0.1
+    d1 = objective.distribution(q1)
+    closed = objective.value_at(q1, d1)
+    summed = float(d1 @ q1 + relative_entropy_to_uniform(d1) / 50.0)
+    assert closed == pytest.approx(summed, rel=1e-13, abs=1e-15)
+    assert objective.value_at(q1.copy(), d1) == summed  # not the projection's own q object: summed
+    d2 = objective.distribution(q2)
+    assert objective.value_at(q1, d1) == summed  # an older projection's pair: summed
+    assert objective.value_at(q2, d2) == pytest.approx(float(d2 @ q2 + relative_entropy_to_uniform(d2) / 50.0),
+                                                      rel=1e-13, abs=1e-15)
+    assert objective.value_at(q1, d2) == float(d2 @ q1 + relative_entropy_to_uniform(d2) / 50.0)  # mismatched pair

@@ -134,24 +134,25 @@ class SmoothedSoftMargin:
         self.nu = nu
         self.eta = eta
         self.weights = weights
-        self._known = None  # (d, rho~ in closed form) of the last projection (value_at)
+        self._known = None  # (q, d, rho~ in closed form) of the last projection (value_at)
 
     def distribution(self, q: np.ndarray) -> np.ndarray:
         """``d(q) = grad f~*(-q)``: the capped-simplex KL projection of ``softmax(-eta q)``."""
         d, value, _ = kl_projection_and_value(q, self.nu, self.eta, self.weights)
-        self._known = (d, value) if value == value else None
+        self._known = (q, d, value) if value == value else None
         return d
 
     def value_at(self, q: np.ndarray, d: np.ndarray) -> float:
         """``rho~(q)`` given ``d = distribution(q)`` (saves the projection).
 
-        For the array the last projection returned (``d`` itself, unmodified), the value that
-        projection found in closed form (:func:`~marginboost.core.projections.kl_projection_and_value`:
-        no pass over the examples; the path of a fit is the same, its objective's last bits not);
-        otherwise ``d @ q + Delta(d) / eta``."""
+        For the arrays of the last projection (``q`` and the ``d`` it returned, the same objects,
+        unmodified), the value that projection found in closed form
+        (:func:`~marginboost.core.projections.kl_projection_and_value`: no pass over the examples;
+        the path of a fit is the same, its objective's last bits not); otherwise
+        ``d @ q + Delta(d) / eta``."""
         known = self._known
-        if known is not None and known[0] is d:
-            return known[1]
+        if known is not None and known[0] is q and known[1] is d:
+            return known[2]
         return float(d @ q + relative_entropy_to_uniform(d, self.weights) / self.eta)
 
     def value(self, q: np.ndarray) -> float:
@@ -178,7 +179,7 @@ class SmoothedSoftMargin:
         (:func:`~marginboost.core.projections.kl_projection_and_value`; the same bits)."""
         q_lam = q + lam * delta
         d_lam, value, sums = kl_projection_and_value(q_lam, self.nu, self.eta, self.weights, delta)
-        self._known = (d_lam, value) if value == value else None
+        self._known = (q_lam, d_lam, value) if value == value else None
         return (q_lam, d_lam) + self._slope_curvature(sums)
 
     def _slope_curvature(self, sums):
