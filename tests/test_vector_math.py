@@ -70,3 +70,22 @@ def test_sum_equals_scipy_xlogy_on_distributions_with_zeros_and_tiny_entries(m):
     got = sum_xlogx(d)
     assert abs(got - want) <= 1e-14 * max(1.0, abs(want))
     assert sum_xlogx(d) == got  # a fixed order: the same sum again
+
+
+def test_log_minus_against_decimal_logarithms():
+    """``ln x - shift`` for x at the scale e^500 (the projection's free mass) to within 2 ulp of the
+    difference's own size, where ``math.log(x) - shift`` errs by up to ulp(500) ~ 1e-13."""
+    import decimal
+
+    from marginboost.core.vector_math import log_minus
+
+    rng = np.random.default_rng(2)
+    worst_plain = 0.0
+    for _ in range(300):
+        x = math.exp(500.0) * float(rng.uniform(1e-3, 1e4))
+        with decimal.localcontext() as ctx:
+            ctx.prec = 40
+            exact = float(decimal.Decimal(x).ln() - 500)
+        assert abs(log_minus(x, 500.0) - exact) <= 4.5e-16 * max(abs(exact), 1.0)
+        worst_plain = max(worst_plain, abs((math.log(x) - 500.0) - exact))
+    assert worst_plain > 1e-14  # the plain difference does lose those digits

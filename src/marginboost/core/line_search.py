@@ -64,10 +64,10 @@ def newton_line_search(objective, q: np.ndarray, d: np.ndarray, delta: np.ndarra
     negative slope is known, the next is the Newton point of the last (at most ``lam_max``); once
     the root is bracketed by ``lo`` (``phi' > 0``) and ``hi`` (``phi' < 0``), the secant root of
     their slopes, with the Illinois rule (the slope of an end kept twice in a row is halved)
-    against the one-sided stalls of regula falsi on a kinked slope. It returns the last point tried once its distance
-    to the next estimate of the root (the secant root of the bracket; before a bracket, the
-    Newton step with the flatter of its own and the secant curvature) is at most ``rtol`` times
-    its ``lam``, or the bracket is narrower than that.
+    against the one-sided stalls of regula falsi on a kinked slope. It returns the last point
+    tried once its distance to the next estimate of the root (the secant root of the bracket;
+    before a bracket, the Newton step with the flatter of its own and the secant curvature) is at
+    most ``rtol`` times its ``lam``, or the bracket is narrower than that.
 
     A Newton direction of ``rho~(U w)`` overshoots the maximum along it by about 2x at ``eps = 0.01``
     (the curvature doubles on the way: examples reach their caps), and the secant root of 0 and

@@ -33,7 +33,7 @@ import math
 import numpy as np
 from numba import njit
 
-from marginboost.core.vector_math import exp_into
+from marginboost.core.vector_math import exp_into, log_minus
 
 
 def _check_nu(nu: float, m: int) -> None:
@@ -283,21 +283,8 @@ def _kl_capped(q, eta, nu, s, weighted, delta, split):
     value = np.nan
     if in_one_pass:  # every free d_i = F e_i / S at the first scale: rho~(q) in closed form
         value = capped_dot + ((1.0 - free_share) * math.log(m / nu) + free_share * (
-            (math.log(free_share) + math.log(m)) - (_log_minus(s_free, shift_free) + t_free))) / eta
+            (math.log(free_share) + math.log(m)) - (log_minus(s_free, shift_free) + t_free))) / eta
     return e, sums, value
-
-
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 to 32 bits (fdlibm): k * _LN2_HI is exact for |k| < 2^21
-_LN2_LO = 1.90821492927058770002e-10  # ln 2 - _LN2_HI
-
-
-@njit(cache=True)
-def _log_minus(x, shift):
-    """``ln x - shift`` for ``x > 0`` and ``shift`` near ``ln x`` (the free mass at scale e^500):
-    ``math.log(x) - shift`` would round ``ln x`` to ulp(500), 1e-13; from ``x = f 2^k`` the large
-    parts cancel exactly (``k ln 2`` in two pieces, Sterbenz) before ``ln f`` is added."""
-    f, k = math.frexp(x)
-    return ((k * _LN2_HI - shift) + k * _LN2_LO) + math.log(f)
 
 
 @njit(cache=True)
