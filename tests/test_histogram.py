@@ -306,11 +306,30 @@ def test_one_routing_pass_equals_the_leaf_walk_and_node_sums(seed):
     above = _walk(codes, *one_level)
     assert set(above) == {1, 2}
     for start in (np.empty(0, dtype=np.int64), above, np.zeros(m, dtype=np.int64)):  # from the root, the level above
-        leaf, offset, *sums = _route_and_sum(codes, w, feature, cut, left, right, active_pos, 3, width, start)
-        np.testing.assert_array_equal(leaf, expected_leaf)
-        np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
-        for got, want in zip(sums, node_stats(w, node_of, 3)):
-            np.testing.assert_array_equal(got, want)
+        for summed in _summed_choices(3, rng):
+            leaf, *summed_rows, total, mass, has_pos, has_neg = _route_and_sum(
+                codes, w, feature, cut, left, right, active_pos, 3, width, start, summed)
+            np.testing.assert_array_equal(leaf, expected_leaf)
+            _check_summed_rows(summed_rows, summed, node_of, w, width)
+            for got, want in zip((total, mass, has_pos, has_neg), node_stats(w, node_of, 3)):
+                np.testing.assert_array_equal(got, want)
+
+
+def _summed_choices(n_nodes, rng):
+    """_route_and_sum's ``summed``: none (empty), every node, and a random subset (a first 0 each)."""
+    every = np.append(0, np.ones(n_nodes, dtype=np.int64))
+    some = np.append(0, rng.integers(0, 2, n_nodes))
+    return np.empty(0, dtype=np.int64), every, some
+
+
+def _check_summed_rows(summed_rows, summed, node_of, w, width):
+    """The rows, offsets and w of the examples whose node is summed, in example order."""
+    rows, offsets, w_rows = summed_rows
+    want = np.flatnonzero(summed[node_of + 1] == 1) if summed.size else np.empty(0, dtype=np.int64)
+    assert rows.dtype == offsets.dtype == np.uint64
+    np.testing.assert_array_equal(rows, want)
+    np.testing.assert_array_equal(offsets, node_of[want] * width)
+    np.testing.assert_array_equal(w_rows, w[want])
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -336,11 +355,13 @@ def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_an
         expected_leaf = _walk(codes, feature, cut, left, right)
         node_of = active_pos[expected_leaf]
         for start in (np.empty(0, dtype=np.int64), previous):
-            leaf, offset, *sums = _route_and_sum(codes, w, *routing, n_nodes, width, start)
-            np.testing.assert_array_equal(leaf, expected_leaf)
-            np.testing.assert_array_equal(offset, np.where(node_of >= 0, node_of * width, -1))
-            for got, want in zip(sums, node_stats(w, node_of, n_nodes)):
-                np.testing.assert_array_equal(got, want)
+            for summed in _summed_choices(n_nodes, rng):
+                leaf, *summed_rows, total, mass, has_pos, has_neg = _route_and_sum(codes, w, *routing, n_nodes, width,
+                                                                                  start, summed)
+                np.testing.assert_array_equal(leaf, expected_leaf)
+                _check_summed_rows(summed_rows, summed, node_of, w, width)
+                for got, want in zip((total, mass, has_pos, has_neg), node_stats(w, node_of, n_nodes)):
+                    np.testing.assert_array_equal(got, want)
         value = rng.choice([-1.0, 1.0], size=len(feature))
         np.testing.assert_array_equal(tree_predictions(codes, routing, value), value[expected_leaf])
         previous = expected_leaf
@@ -380,7 +401,60 @@ def test_level_stats_with_a_reused_workspace_equal_fresh_arrays_and_the_direct_s
                     for i in np.flatnonzero(node == n):
                         want[codes[j, i]] += w[i]
                     np.testing.assert_array_equal(reused.hist[j, n], want)
-    assert set(workspace) == {"root", "hist", "present"}
+                    if n_nodes > 1:
+                        np.testing.assert_array_equal(reused.counts[j, n],
+                                                      np.bincount(codes[j, node == n], minlength=width))
+    assert set(workspace) == {"root", "hist0", "counts0"}
+
+
+def _grown_levels(sample, w, rng, p, width, depth_max, keep_rate):
+    """Grow a ragged _BinTree through ``sample.level_stats`` as the oracle does (random splits,
+    some nodes left unsplit below depth 2); the LevelStats of each level with histograms."""
+    from marginboost.weak_learners.histogram import _BinTree
+
+    tree, levels = _BinTree(), []
+    for depth in range(depth_max):
+        n_nodes = len(tree.active)
+        levels.append(sample.level_stats(w, tree.routing(), n_nodes, width, True))
+        keep = rng.random(n_nodes) < (1.0 if depth < 2 else keep_rate)
+        tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes))
+        if not tree.active:
+            break
+    return levels
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_histograms_by_subtraction_equal_the_direct_sums(seed):
+    """LocalSample with the bins' counts sums only the smaller child of each split and subtracts it
+    from the parent: the counts equal the direct ones exactly, the sums up to the rounding of the
+    parent's (exactly for dyadic w, whose sums are exact), at every level of deep, ragged trees
+    (levels of more than 8 nodes and levels whose nodes are not consecutive included), serial
+    and on two threads."""
+    from marginboost.weak_learners.histogram import LocalSample
+
+    rng = np.random.default_rng(seed)
+    m, p, width = 400, 3, 10
+    codes = rng.integers(0, width, size=(p, m)).astype(np.uint8)
+    codes[1, codes[1] == 4] = 5  # a bin empty everywhere
+    counts = np.stack([np.bincount(codes[j], minlength=width) for j in range(p)])
+    for dyadic, w in ((False, rng.normal(size=m) * (rng.random(m) < 0.9)), (True, rng.integers(-64, 64, size=m) / 128)):
+        for threads in (1, 2):
+            tree_seed = int(rng.integers(1 << 30))
+            direct = _grown_levels(LocalSample(codes, threads), w, np.random.default_rng(tree_seed), p, width, 7,
+                                   0.8)
+            subtracted = _grown_levels(LocalSample(codes, threads, counts), w, np.random.default_rng(tree_seed), p,
+                                       width, 7, 0.8)
+            assert len(direct) == len(subtracted) >= 4
+            assert max(level.hist.shape[1] for level in direct) > 8
+            for a, b in zip(direct, subtracted):
+                for got, want in zip(b[:4], a[:4]):
+                    np.testing.assert_array_equal(got, want)
+                if a.counts is not None:
+                    np.testing.assert_array_equal(b.counts, a.counts)
+                tolerance = 64 * np.finfo(float).eps * np.abs(w).sum()
+                np.testing.assert_allclose(b.hist, a.hist, rtol=0, atol=tolerance)
+                if dyadic:  # exact sums
+                    np.testing.assert_array_equal(b.hist, a.hist)
 
 
 def test_float32_is_not_copied_to_float64():
@@ -535,3 +609,20 @@ def test_package_imports_without_dask():
             "from marginboost.weak_learners import HistogramTree, resolve_weak_learner\n"
             "assert 'dask' not in [m.split('.')[0] for m in sys.modules if sys.modules[m] is not None]\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_subtraction_sums_the_child_with_fewer_examples_the_left_one_on_a_tie():
+    from marginboost.weak_learners.histogram import _BinTree, _sibling_plan
+
+    width = 6
+    parent_counts = np.array([[3, 1, 0, 2, 4, 0],  # feature 0: 4 examples up to bin 1, 6 above
+                              [5, 0, 0, 0, 0, 5]])  # feature 1: 5 and 5
+    for feature, cut, small_side in ((0, 1, "left"), (0, 3, "right"), (1, 0, "left"), (1, 4, "left")):
+        tree = _BinTree()
+        tree.split([True], [feature], [cut], [0.0])
+        routing = tree.routing()
+        plan, summed = _sibling_plan(*routing, np.array([0]), parent_counts, width)
+        left, right = routing[4][routing[2][0]], routing[4][routing[3][0]]
+        small, large = (left, right) if small_side == "left" else (right, left)
+        np.testing.assert_array_equal(plan, [[0, small, large]])
+        np.testing.assert_array_equal(summed, np.eye(3, dtype=np.int64)[small + 1])

@@ -129,15 +129,15 @@ class DaskSample:
 
     def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
         parts = self._map(level_stats, w, routing, n_nodes, width, with_hist)
-        total, mass, has_pos, has_neg, hist, present, _ = parts[0]
+        total, mass, has_pos, has_neg, hist, counts, _ = parts[0]
         for part in parts[1:]:
             total, mass = total + part.total, mass + part.mass
             has_pos, has_neg = has_pos | part.has_pos, has_neg | part.has_neg
             if with_hist:
                 hist = hist + part.hist
-                present = None if present is None else present | part.present
+                counts = None if counts is None else counts + part.counts
         leaf = None if with_hist else np.concatenate([part.leaf for part in parts])
-        return LevelStats(total, mass, has_pos, has_neg, hist, present, leaf)
+        return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
 
     def stump_predictions(self, feature: int, cut: int, sign: float) -> np.ndarray:
         return np.concatenate(self._map(stump_predictions, None, feature, cut, sign))
