@@ -76,7 +76,7 @@ def newton_line_search(objective, q: np.ndarray, d: np.ndarray, delta: np.ndarra
     distribution) took about five. The distribution at the point returned comes with it.
     """
     slope, curvature = objective.slope_curvature(d, delta)
-    if lam_max <= 0.0 or slope <= 0.0 or not np.any(delta):
+    if lam_max <= 0.0 or slope <= 0.0:  # (a slope > 0 has some delta_i != 0: no np.any, 3 us)
         return 0.0, q, d
     lam_max = float(lam_max)
     lo, slope_lo, point_lo = 0.0, slope, (q, d)
