@@ -253,6 +253,17 @@ def test_systematic_sample_picks_what_searchsorted_on_the_cumulative_sums_picks(
         assert total == cumulative[-1]
 
 
+def test_largest_is_the_maximum_wherever_it_sits():
+    """_largest's four running maxima and its tail: the maximum at every position, m = 1 .. 13."""
+    from marginboost.soft_margin.entropic_master import _largest
+
+    for m in range(1, 14):
+        for at in range(m):
+            d = np.linspace(0.1, 0.2, m)
+            d[at] = 1.0
+            assert _largest(d) == 1.0
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_free_rows_are_the_numpy_selection_they_replaced(seed):
     """F of the face Hessian: below the cap (scalar or per example), above cutoff * max(d); entries

@@ -153,10 +153,7 @@ def _free_rows(d, cap, cutoff, sample=None, threshold=None):
 @njit(cache=True, nogil=True)
 def _rows_between(d, cap, caps, per_example, cutoff, sample, threshold):
     """:func:`_free_rows` compiled (``threshold < 0``: never sampled)."""
-    largest = d[0]
-    for i in range(1, d.shape[0]):
-        largest = max(largest, d[i])
-    floor = cutoff * largest
+    floor = cutoff * _largest(d)
     rows = np.empty(d.shape[0], dtype=np.int64)
     n = 0
     for i in range(d.shape[0]):
@@ -167,6 +164,22 @@ def _rows_between(d, cap, caps, per_example, cutoff, sample, threshold):
     free = rows[:n]
     picked, total = _systematic_sample(d[free], sample)
     return free[picked], total, True
+
+
+@njit(cache=True, nogil=True)
+def _largest(d):
+    """``max(d)`` (no NaN in ``d``) by four running maxima: one waited on the previous comparison of
+    each example, 4.3 us at m = 7400, a third of :func:`_rows_between` (issue 17)."""
+    m0 = m1 = m2 = m3 = d[0]
+    n = d.shape[0]
+    for i in range(0, n - 3, 4):
+        m0 = max(m0, d[i])
+        m1 = max(m1, d[i + 1])
+        m2 = max(m2, d[i + 2])
+        m3 = max(m3, d[i + 3])
+    for i in range(n - n % 4, n):
+        m0 = max(m0, d[i])
+    return max(max(m0, m1), max(m2, m3))
 
 
 @njit(cache=True, nogil=True)
