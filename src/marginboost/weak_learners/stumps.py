@@ -52,7 +52,11 @@ def midpoint(a, b):
 def _best_stump(vals, order, w):
     """Return (feature, threshold, sign, edge) of the edge-maximising stump.
 
-    ``vals[j]`` is feature j sorted ascending and ``order[j]`` the matching example indices.
+    ``vals[j]`` is feature j sorted ascending and ``order[j]`` the matching example indices. The
+    cut before sorted position k has left sum ``L`` over positions < k and edge ``|T - 2 L|``.
+    The loop tests position k with the sum so far and adds ``w`` of k after (the gather by an
+    unsigned index: numba tests a signed one for being negative): 475 -> 120 us on ringnorm
+    (7400 x 20; issue 17), where adding first and testing the fresh sum took four times as long.
     """
     p, m = vals.shape
     total = 0.0
@@ -63,18 +67,21 @@ def _best_stump(vals, order, w):
     best_threshold = -np.inf
     best_sign = 1.0 if total >= 0.0 else -1.0
     for j in range(p):
+        values, rank = vals[j], order[j]
         left = 0.0
-        for k in range(1, m):
-            left += w[order[j, k - 1]]
-            # Equal values cannot be separated by any threshold: no cut here.
-            if vals[j, k] != vals[j, k - 1]:
-                v = total - 2.0 * left
-                a = abs(v)
-                if a > best_edge:
-                    best_edge = a
-                    best_feature = j
-                    best_threshold = midpoint(vals[j, k - 1], vals[j, k])
-                    best_sign = 1.0 if v >= 0.0 else -1.0
+        last = values[0]  # no cut before the first value
+        for k in range(m):
+            v = values[k]
+            edge = total - 2.0 * left
+            a = abs(edge)
+            # Equal values cannot be separated by any threshold: no cut between them.
+            if (v != last) & (a > best_edge):
+                best_edge = a
+                best_feature = j
+                best_threshold = midpoint(last, v)
+                best_sign = 1.0 if edge >= 0.0 else -1.0
+            left += w[np.uint64(rank[k])]
+            last = v
     return best_feature, best_threshold, best_sign, best_edge
 
 
