@@ -245,7 +245,7 @@ def _sweep(order, codes, rec, q, starts, soff, keep, ph, pl, nh, nl, racc, out):
         stop = starts[s0 + min(_SEGMENT, k)] - 1
         t = 1  # the cut at the end of the current block
         for idx in range(m):
-            i = order[j, idx]
+            i = np.uint64(order[j, idx])  # unsigned: no test for a negative index
             racc[i] += delta
             nsum += rec[i, 0]  # exact: integers below 2^53
             rsum += rec[i, 1]
