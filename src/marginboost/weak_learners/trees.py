@@ -73,7 +73,8 @@ def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
 
     Each node is swept alone (:func:`_sweep_node`), its running sum, last value and best score in
     registers. Below the root, each feature's sorted order is first split by node, keeping the
-    order. The sweep that did all nodes of a level at once, their sums in arrays, had each
+    order (for two nodes into two lists, both written for every example and only its own node's
+    advanced, without a branch; for more by a stable counting sort). The sweep that did all nodes of a level at once, their sums in arrays, had each
     example's update wait on the store of the previous one's to the same node, and took 0.78 ms
     for the root and 0.78 ms for a level of two nodes on ringnorm (7400 x 20); now 0.12 and 0.27 ms,
     a depth-2 tree 1.75 -> 0.54 ms a call (issue 17). The same sums in the same order and the same
