@@ -64,7 +64,8 @@ def node_stats(w, node_of, n_nodes):
 @njit(cache=True)
 def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
     """Best (feature, threshold, |L| + |R|) for every node of one level (``node_of[i]``: example i's
-    node, -1 for none); feature -1 where a node has no cut (one distinct value in every feature).
+    node, -1 for none; one node is the root, every example in it); feature -1 where a node has no
+    cut (one distinct value in every feature).
 
     Per feature, each node's examples are swept in the feature's sorted order; a cut exists only
     between two distinct consecutive values of the node, and a later cut wins only if it beats the
