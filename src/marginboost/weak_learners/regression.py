@@ -34,7 +34,7 @@ from numba import njit
 from marginboost.weak_learners.base import Hypothesis
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
 from marginboost.weak_learners.stumps import midpoint, presort
-from marginboost.weak_learners.trees import DecisionTree, LevelGrower
+from marginboost.weak_learners.trees import DecisionTree, LevelGrower, node_entries, node_segments, split_by_node
 
 __all__ = [
     "LeastSquaresStump",
@@ -73,41 +73,69 @@ def _node_stats(r, s, node_of, n_nodes):
 
 @njit(cache=True)
 def _best_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes):
-    """Best (feature, threshold, S_L^2/W_L + S_R^2/W_R) of every node of one level, one sweep
-    per feature along the presorted order; feature -1 where a node has no cut."""
+    """Best (feature, threshold, S_L^2/W_L + S_R^2/W_R) of every node of one level (``node_of[i]``:
+    example i's node, -1 for none; one node is the root, every example in it); feature -1 where a
+    node has no cut. Each node is swept alone along each feature's presorted order, its sums in
+    registers, the order first split by node (:func:`.trees.split_by_node`), as the edge trees'
+    :func:`.trees._best_splits`: a depth-2 tree 1.27 -> 0.97 ms a call, a stump 0.66 -> 0.39 ms
+    (7400 x 20, normal residuals; issue 17). The same sums in the same order: the same cuts, bit
+    for bit (tested against the sweep over all nodes at once it replaced)."""
     p, m = vals.shape
     best_feature = np.full(n_nodes, -1, dtype=np.int64)
     best_threshold = np.zeros(n_nodes)
     best_score = np.full(n_nodes, -np.inf)
-    left_s = np.zeros(n_nodes)
-    left_w = np.zeros(n_nodes)
-    last = np.zeros(n_nodes)
-    seen = np.zeros(n_nodes, dtype=np.bool_)
+    sr = s * r
+    if n_nodes == 1:
+        for j in range(p):
+            _sweep_node(vals[j], order[j], sr, s, 0, m, j, 0, S, W, Q, best_feature, best_threshold, best_score)
+        return best_feature, best_threshold, best_score
+    slot, start = node_segments(node_of, n_nodes)
+    shape = (2 if n_nodes == 2 else 1, start[n_nodes + 1])
+    values_by_node = np.empty(shape)
+    sr_by_node = np.empty(shape)
+    s_by_node = np.empty(shape)
+    position = np.empty(n_nodes + 1, dtype=np.int64)
     for j in range(p):
-        left_s[:] = 0.0
-        left_w[:] = 0.0
-        seen[:] = False
-        for k in range(m):
-            i = order[j, k]
-            n = node_of[i]
-            if n < 0:
-                continue
-            v = vals[j, k]
-            if seen[n] and v != last[n]:
-                wl = left_w[n]
-                wr = W[n] - wl
-                if wl > 0.0 and wr > 0.0:
-                    sl = left_s[n]
-                    score = sl * sl / wl + (S[n] - sl) * (S[n] - sl) / wr
-                    if score > best_score[n] + SPLIT_TOL * Q[n]:
-                        best_score[n] = score
-                        best_feature[n] = j
-                        best_threshold[n] = midpoint(last[n], v)
-            left_s[n] += s[i] * r[i]
-            left_w[n] += s[i]
-            last[n] = v
-            seen[n] = True
+        split_by_node(vals[j], order[j], sr, s, slot, start, n_nodes, values_by_node, sr_by_node, s_by_node, position)
+        for n in range(n_nodes):
+            row, lo, hi = node_entries(start, n_nodes, n)
+            _sweep_node(values_by_node[row], _IN_ORDER, sr_by_node[row], s_by_node[row], lo, hi, j, n, S, W, Q,
+                        best_feature, best_threshold, best_score)
     return best_feature, best_threshold, best_score
+
+
+_IN_ORDER = np.empty(0, dtype=np.int64)  # _sweep_node's rank: sr and s already in the order of the values
+
+
+@njit(cache=True, inline="always")
+def _sweep_node(values, rank, sr, s, lo, hi, j, n, S, W, Q, best_feature, best_threshold, best_score):
+    """:func:`_best_cuts`' sweep of feature ``j`` for node ``n`` alone: its examples' sorted
+    ``values[lo:hi]`` and their ``sr = s * r`` and ``s`` (at ``rank[lo:hi]``; for an empty ``rank``,
+    at ``lo:hi``)."""
+    total, weight, tol = S[n], W[n], SPLIT_TOL * Q[n]
+    best = best_score[n]
+    left_s = 0.0
+    left_w = 0.0
+    last = 0.0
+    seen = False
+    gathered = rank.shape[0] > 0
+    for k in range(lo, hi):
+        v = values[k]
+        i = np.uint64(rank[k]) if gathered else np.uint64(k)  # unsigned: no test for a negative index
+        if seen and v != last:
+            wl = left_w
+            wr = weight - wl
+            if wl > 0.0 and wr > 0.0:
+                score = left_s * left_s / wl + (total - left_s) * (total - left_s) / wr
+                if score > best + tol:
+                    best = score
+                    best_score[n] = score
+                    best_feature[n] = j
+                    best_threshold[n] = midpoint(last, v)
+        left_s += sr[i]
+        left_w += s[i]
+        last = v
+        seen = True
 
 
 @dataclass(frozen=True)

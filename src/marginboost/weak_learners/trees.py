@@ -73,12 +73,12 @@ def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
     where no split gains) must not be told apart by the rounding of the running sums.
 
     Each node is swept alone (:func:`_sweep_node`), its running sum, last value and best score in
-    registers. Below the root, each feature's sorted order is first split by node, keeping the
-    order (for two nodes into two lists, both written for every example and only its own node's
-    advanced, without a branch; for more by a stable counting sort). The sweep that did all nodes of a level at once, their sums in arrays, had each
-    example's update wait on the store of the previous one's to the same node, and took 0.78 ms
-    for the root and 0.78 ms for a level of two nodes on ringnorm (7400 x 20); now 0.12 and 0.27 ms,
-    a depth-2 tree 1.75 -> 0.54 ms a call (issue 17). The same sums in the same order and the same
+    registers; below the root each feature's sorted order is first split by node
+    (:func:`split_by_node`). The sweep that did all nodes of a level at once, their sums in arrays,
+    had each example's update wait on the store of the previous one's to the same node, and took
+    0.78 ms for the root and 0.78 ms for a level of two nodes on ringnorm (7400 x 20); now 0.12 and
+    0.31 ms, a depth-2 tree 1.75 -> 0.59 ms a call (issue 17; 0.54 with the two-node split written
+    out here, not shared with the regression trees). The same sums in the same order and the same
     comparisons: the same trees, bit for bit (tested against that sweep)."""
     p, m = vals.shape
     best_feature = np.full(n_nodes, -1, dtype=np.int64)
@@ -89,72 +89,35 @@ def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
             _sweep_node(vals[j], order[j], w, 0, m, j, 0, node_total, node_mass, best_feature, best_threshold,
                         best_score)
         return best_feature, best_threshold, best_score
-    if n_nodes == 2:  # each feature's order split in two lists, both written for every example
-        w_of = np.empty((2, m))
-        v_of = np.empty((2, m))
-        for j in range(p):
-            values, rank = vals[j], order[j]
-            c0 = 0
-            c1 = 0
-            for k in range(m):
-                i = np.uint64(rank[k])
-                n = node_of[i]
-                x = w[i]
-                v = values[k]
-                w_of[0, c0] = x
-                v_of[0, c0] = v
-                w_of[1, c1] = x
-                v_of[1, c1] = v
-                c0 += n == 0  # advanced only for its own node (no branch)
-                c1 += n == 1
-            for n, count in ((0, c0), (1, c1)):
-                _sweep_node(v_of[n], _NO_ORDER, w_of[n], 0, count, j, n, node_total, node_mass, best_feature,
-                            best_threshold, best_score)
-        return best_feature, best_threshold, best_score
-    # More nodes: a stable counting sort by node, into segment n of one buffer (examples in no node
-    # of the level, -1, to a last segment, not swept); the nodes' sizes are the same for every feature.
-    slot = np.empty(m, dtype=np.uint64)  # each example's segment: its node, or n_nodes
-    start = np.zeros(n_nodes + 2, dtype=np.int64)
-    for i in range(m):
-        n = node_of[i]
-        s = n if n >= 0 else n_nodes
-        slot[i] = s
-        start[s + 1] += 1
-    for s in range(n_nodes + 1):
-        start[s + 1] += start[s]
-    w_by_node = np.empty(m)
-    v_by_node = np.empty(m)
+    slot, start = node_segments(node_of, n_nodes)
+    shape = (2 if n_nodes == 2 else 1, start[n_nodes + 1])
+    values_by_node = np.empty(shape)
+    w_by_node = np.empty(shape)
+    none = np.empty((shape[0], 0))  # split_by_node's second array: none
     position = np.empty(n_nodes + 1, dtype=np.int64)
     for j in range(p):
-        values, rank = vals[j], order[j]
-        position[:] = start[: n_nodes + 1]
-        for k in range(m):
-            i = np.uint64(rank[k])
-            s = slot[i]
-            r = position[s]
-            w_by_node[r] = w[i]
-            v_by_node[r] = values[k]
-            position[s] = r + 1
+        split_by_node(vals[j], order[j], w, w[:0], slot, start, n_nodes, values_by_node, w_by_node, none, position)
         for n in range(n_nodes):
-            _sweep_node(v_by_node, _NO_ORDER, w_by_node, start[n], start[n + 1], j, n, node_total, node_mass,
+            row, lo, hi = node_entries(start, n_nodes, n)
+            _sweep_node(values_by_node[row], _IN_ORDER, w_by_node[row], lo, hi, j, n, node_total, node_mass,
                         best_feature, best_threshold, best_score)
     return best_feature, best_threshold, best_score
 
 
-_NO_ORDER = np.empty(0, dtype=np.int64)  # _sweep_node: w already in the order of the values
+_IN_ORDER = np.empty(0, dtype=np.int64)  # _sweep_node's rank: w already in the order of the values
 
 
 @njit(cache=True, inline="always")
-def _sweep_node(values, order, w, lo, hi, j, n, node_total, node_mass, best_feature, best_threshold, best_score):
+def _sweep_node(values, rank, w, lo, hi, j, n, node_total, node_mass, best_feature, best_threshold, best_score):
     """:func:`_best_splits`' sweep of feature ``j`` for node ``n`` alone: its examples' sorted
-    ``values[lo:hi]`` and their ``w`` (``w[order[k]]``, or ``w[k]`` for an empty ``order``)."""
+    ``values[lo:hi]`` and their ``w[rank[lo:hi]]`` (for an empty ``rank``, ``w[lo:hi]``)."""
     total = node_total[n]
     tol = SPLIT_TOL * node_mass[n]
     best = best_score[n]
     left = 0.0
     last = 0.0
     seen = False
-    gathered = order.shape[0] > 0
+    gathered = rank.shape[0] > 0
     for k in range(lo, hi):
         v = values[k]
         score = abs(left) + abs(total - left)
@@ -163,9 +126,81 @@ def _sweep_node(values, order, w, lo, hi, j, n, node_total, node_mass, best_feat
             best_score[n] = score
             best_feature[n] = j
             best_threshold[n] = midpoint(last, v)
-        left += w[np.uint64(order[k])] if gathered else w[k]
+        left += w[np.uint64(rank[k])] if gathered else w[k]  # unsigned: no test for a negative index
         last = v
         seen = True
+
+
+@njit(cache=True)
+def node_segments(node_of, n_nodes):
+    """Where :func:`split_by_node` puts each node's examples: ``slot[i]``, example i's node (or
+    ``n_nodes`` for none; uint64), and ``start[s]`` for ``s = 0 .. n_nodes + 1``: with more than two
+    nodes, where node s's examples begin, each node's followed by one spare entry (``start[n_nodes
+    + 1]``: the length the outputs need); see :func:`node_entries`."""
+    m = node_of.shape[0]
+    slot = np.empty(m, dtype=np.uint64)
+    start = np.zeros(n_nodes + 2, dtype=np.int64)
+    for i in range(m):
+        n = node_of[i]
+        s = n if n >= 0 else n_nodes
+        slot[i] = s
+        start[s + 1] += 1
+    for s in range(n_nodes + 1):
+        start[s + 1] += start[s] + 1
+    return slot, start
+
+
+@njit(cache=True, inline="always")
+def node_entries(start, n_nodes, n):
+    """``(row, lo, hi)``: node n's examples in :func:`split_by_node`'s outputs, ``out[row, lo:hi]``."""
+    count = start[n + 1] - start[n] - 1
+    if n_nodes == 2:
+        return n, 0, count
+    return 0, start[n], start[n] + count
+
+
+@njit(cache=True, inline="always")
+def split_by_node(values, rank, a, b, slot, start, n_nodes, out_values, out_a, out_b, position):
+    """A feature's sorted ``values`` and, for their examples (``rank``: the example indices), the
+    entries of ``a`` and of ``b`` (empty: none), split by node (:func:`node_entries` says where node
+    n's are), each node's in the sorted order, so that each node can be swept alone with its sums in
+    registers. The entries are gathered here, once, rather than by index in each sweep.
+
+    Two nodes: row n of the (2, len) outputs holds node n's; every example is written to both
+    rows' next entries and only its own node's advanced, without a branch (the nodes' examples
+    interleave at random). More: a stable counting sort into row 0, through ``position`` (n_nodes
+    + 1 entries of work space)."""
+    m = values.shape[0]
+    with_b = b.shape[0] > 0
+    if n_nodes == 2:
+        c0 = 0
+        c1 = 0
+        for k in range(m):
+            i = np.uint64(rank[k])  # unsigned: numba tests a signed index for being negative
+            s = slot[i]
+            v = values[k]
+            x = a[i]
+            out_values[0, c0] = v
+            out_a[0, c0] = x
+            out_values[1, c1] = v
+            out_a[1, c1] = x
+            if with_b:
+                y = b[i]
+                out_b[0, c0] = y
+                out_b[1, c1] = y
+            c0 += s == 0
+            c1 += s == 1
+        return
+    position[:] = start[: n_nodes + 1]
+    for k in range(m):
+        i = np.uint64(rank[k])
+        s = slot[i]
+        r = position[s]
+        out_values[0, r] = values[k]
+        out_a[0, r] = a[i]
+        if with_b:
+            out_b[0, r] = b[i]
+        position[s] = r + 1
 
 
 def keep_splits(feat, score, total, mass, mixed, last_split_level: bool) -> np.ndarray:
