@@ -463,7 +463,8 @@ def test_per_node_sweeps_equal_the_interleaved_sweep_bit_for_bit(n_nodes):
     rng = np.random.default_rng(n_nodes)
     for trial in range(20):
         m, p = int(rng.integers(1, 120)), int(rng.integers(1, 5))
-        X = rng.integers(0, int(rng.integers(1, 12)), size=(m, p)).astype(float) if trial % 2 else rng.normal(size=(m, p))
+        n_values = int(rng.integers(1, 12))
+        X = rng.integers(0, n_values, size=(m, p)).astype(float) if trial % 2 else rng.normal(size=(m, p))
         X, vals, order = presort(X)
         w = rng.normal(size=m) if trial % 3 else rng.integers(-2, 3, size=m) / 4.0
         node_of = rng.integers(-1 if n_nodes > 1 else 0, n_nodes, size=m)

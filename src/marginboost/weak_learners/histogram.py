@@ -712,7 +712,8 @@ class HistogramTree(WeakLearner):
         max_depth = check_max_depth(self.max_depth)
         threads = n_threads(self.n_jobs)
         binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)
-        return HistogramTreeOracle(LocalSample(binned.codes, threads, binned.bins.counts), binned.bins, _labels(y, binned), max_depth)
+        sample = LocalSample(binned.codes, threads, binned.bins.counts)
+        return HistogramTreeOracle(sample, binned.bins, _labels(y, binned), max_depth)
 
     def __repr__(self) -> str:
         return f"HistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r})"
