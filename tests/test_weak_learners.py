@@ -25,6 +25,7 @@ from marginboost.weak_learners import (
     resolve_weak_learner,
 )
 from marginboost.weak_learners.trees import SPLIT_TOL
+from reference import random_tree_level
 
 SETTINGS = settings(max_examples=150, deadline=None)
 
@@ -457,17 +458,13 @@ def test_per_node_sweeps_equal_the_interleaved_sweep_bit_for_bit(n_nodes):
     """_best_splits (each node swept alone, the order split by node: two lists for two nodes, a
     counting sort for more) against the sweep it replaced: the same features, thresholds and scores
     bit for bit, with examples in no node (-1), ties of values, and sums that cancel."""
-    from marginboost.weak_learners.stumps import presort
     from marginboost.weak_learners.trees import _best_splits, node_stats
 
     rng = np.random.default_rng(n_nodes)
     for trial in range(20):
-        m, p = int(rng.integers(1, 120)), int(rng.integers(1, 5))
-        n_values = int(rng.integers(1, 12))
-        X = rng.integers(0, n_values, size=(m, p)).astype(float) if trial % 2 else rng.normal(size=(m, p))
-        X, vals, order = presort(X)
+        vals, order, node_of = random_tree_level(rng, n_nodes, trial)
+        m = node_of.shape[0]
         w = rng.normal(size=m) if trial % 3 else rng.integers(-2, 3, size=m) / 4.0
-        node_of = rng.integers(-1 if n_nodes > 1 else 0, n_nodes, size=m)
         total, mass, _, _ = node_stats(w, node_of, n_nodes)
         got = _best_splits(vals, order, w, node_of, total, mass, n_nodes)
         want = _interleaved_sweep(vals, order, w, node_of, total, mass, n_nodes)
