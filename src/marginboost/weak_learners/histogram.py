@@ -469,7 +469,7 @@ def tree_predictions(codes, routing, value) -> np.ndarray:
 
 
 @njit(cache=True)
-def _best_bin_stump(hist, present, n_bins, total):
+def _best_bin_stump(hist, counts, n_bins, total):
     """(feature, last bin left a, first bin right c, sign, edge); a = -1 for a constant."""
     best_edge = abs(total)
     best_feature, best_a, best_c = 0, -1, -1
@@ -478,7 +478,7 @@ def _best_bin_stump(hist, present, n_bins, total):
         left = 0.0
         prev = -1
         for b in range(n_bins[j]):
-            if not present[j, b]:
+            if counts[j, b] == 0:
                 continue
             if prev >= 0:
                 v = total - 2.0 * left
@@ -628,12 +628,11 @@ class HistogramStumpOracle(EdgeOracle):
     def __init__(self, sample, bins: Bins, y: np.ndarray):
         self._sample, self._bins = sample, bins
         self._y = np.asarray(y, dtype=np.float64)
-        self._present = bins.counts > 0
 
     def __call__(self, d: np.ndarray) -> tuple[Stump, np.ndarray]:
         w = self._sample.weights(np.asarray(d, dtype=np.float64) * self._y)
         total, hist = self._sample.stump_stats(w, self._bins.width)
-        feature, a, c, sign, _ = _best_bin_stump(hist, self._present, self._bins.n_bins, total)
+        feature, a, c, sign, _ = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total)
         if a < 0:
             h = Stump(0, -np.inf, float(sign))
         else:
