@@ -92,6 +92,20 @@ def soft_margin_reference(q: np.ndarray, nu: float) -> float:
     return total / nu
 
 
+def sorted_soft_margin_distribution(q: np.ndarray, nu: float) -> np.ndarray:
+    """The caps ``1/nu`` filled in increasing order of ``q`` (a stable sort: ties by index), the rank
+    ``r`` getting ``max(min(1/nu, 1 - sum of the r caps before it), 0)`` with that sum as ``np.cumsum``
+    forms it: the sort-based minimiser of ``d @ q`` over ``P(m, nu)``, as the package computed it
+    before its selection-based version."""
+    q = np.asarray(q, dtype=np.float64)
+    order = np.argsort(q, kind="stable")
+    caps = np.full(q.shape[0], 1.0 / nu)
+    filled_before = np.concatenate([[0.0], np.cumsum(caps)[:-1]])
+    d = np.empty(q.shape[0])
+    d[order] = np.clip(np.minimum(caps, 1.0 - filled_before), 0.0, None)
+    return d
+
+
 # --------------------------------------------------------------------------- KL projection
 def sorted_kl_projection(
     q: np.ndarray, nu: float, eta: float, weights: np.ndarray | None = None

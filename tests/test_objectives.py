@@ -14,7 +14,9 @@ from marginboost.soft_margin.objectives import (
     entropy_eta,
     relative_entropy_to_uniform,
     soft_margin,
+    soft_margin_distribution,
 )
+from reference import sorted_soft_margin_distribution
 
 
 def soft_margin_lp(q, nu, weights=None):
@@ -54,6 +56,40 @@ def test_weighted_soft_margin_equals_lp_and_replication(problem, data):
     replicated = np.repeat(q, counts.astype(int))
     nu_rep = nu * counts.sum() / m
     assert soft_margin(q, nu, weights) == pytest.approx(soft_margin(replicated, nu_rep), abs=1e-9)
+
+
+@st.composite
+def tied_margins(draw):
+    """Margins with many ties (few distinct values) or none, and nu anywhere in [1, m]: integer,
+    fractional, 1 and m, where the caps' running sum rounds near 1."""
+    m = draw(st.integers(1, 80))
+    values = draw(st.sampled_from([2, 3, 10, 1000]))
+    q = np.asarray(draw(arrays(np.int64, m, elements=st.integers(0, values - 1))), dtype=float) / values
+    nu = draw(st.one_of(st.floats(1.0, float(m)), st.integers(1, m).map(float),
+                        st.sampled_from([1.0, float(m), max(1.0, m - 0.5), m / 3 if m >= 3 else 1.0])))
+    return q, nu
+
+
+@settings(max_examples=400, deadline=None)
+@given(tied_margins())
+def test_soft_margin_distribution_is_the_sorted_fill_bit_for_bit(problem):
+    """The selection-based minimiser equals the stable sort's fill, bit for bit, ties by index."""
+    q, nu = problem
+    got, want = soft_margin_distribution(q, nu), sorted_soft_margin_distribution(q, nu)
+    assert got.tobytes() == want.tobytes()
+    assert got @ q == pytest.approx(soft_margin(q, nu), abs=1e-12)
+
+
+def test_soft_margin_distribution_at_scale_and_with_ties_at_the_boundary():
+    """Large m; and the capped ranks ending exactly at the end of a tie, with the fractional rank in a
+    tie of hundreds after it (the smallest index among them must get it, as in a stable sort)."""
+    rng = np.random.default_rng(3)
+    for q in (rng.normal(size=7400), np.round(rng.normal(size=7400), 1), np.zeros(5000)):
+        for nu in (1.0, 0.1 * q.size, 0.8 * q.size + 0.25, q.size - 1.0, float(q.size)):
+            assert soft_margin_distribution(q, nu).tobytes() == sorted_soft_margin_distribution(q, nu).tobytes()
+    q = rng.permutation(np.repeat([0.0, 1.0, 2.0], [37, 500, 20]))
+    for nu in (37.5, 37.25, 38.0, 39.75):
+        assert soft_margin_distribution(q, nu).tobytes() == sorted_soft_margin_distribution(q, nu).tobytes()
 
 
 def test_soft_margin_by_hand():

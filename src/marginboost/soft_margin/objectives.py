@@ -54,15 +54,60 @@ def soft_margin(q: np.ndarray, nu: float, weights: np.ndarray | None = None) -> 
 
 
 def soft_margin_distribution(q: np.ndarray, nu: float, weights: np.ndarray | None = None) -> np.ndarray:
-    """A minimiser ``d in P(m, nu)`` of ``d @ q``: fill the caps ``s_i/nu`` in increasing order of ``q``."""
+    """A minimiser ``d in P(m, nu)`` of ``d @ q``: fill the caps ``s_i/nu`` in increasing order of ``q``
+    (ties by index): the example of rank ``r`` gets ``max(min(cap_r, 1 - sum_{r' < r} cap_r'), 0)``, the
+    sum taken as ``np.cumsum`` takes it.
+
+    Without weights every cap is ``1/nu``, so the value of each rank is known before the order, and
+    only the ranks that get a positive value need their examples: the examples below a
+    threshold found by selection (``np.partition``, O(m)) and, in rank order, the few past it
+    (:func:`_ranks_from`). That replaces a sort of all m margins, 0.36 of a round's 0.7 ms in
+    AverageMarginBoost's Frank-Wolfe step on ringnorm (issue 17); the result is the sort's, bit
+    for bit (tested against it).
+    """
     q = np.asarray(q, dtype=np.float64)
     m = q.shape[0]
-    order = np.argsort(q, kind="stable")
-    caps = np.full(m, 1.0 / nu) if weights is None else np.asarray(weights, dtype=np.float64)[order] / nu
-    filled_before = np.concatenate([[0.0], np.cumsum(caps)[:-1]])
-    d = np.empty(m)
-    d[order] = np.clip(np.minimum(caps, 1.0 - filled_before), 0.0, None)
+    if weights is not None:
+        order = np.argsort(q, kind="stable")
+        caps = np.asarray(weights, dtype=np.float64)[order] / nu
+        filled_before = np.concatenate([[0.0], np.cumsum(caps)[:-1]])
+        d = np.empty(m)
+        d[order] = np.clip(np.minimum(caps, 1.0 - filled_before), 0.0, None)
+        return d
+    cap = 1.0 / nu
+    filled_before = np.concatenate([[0.0], np.cumsum(np.full(m, cap))[:-1]])
+    by_rank = np.clip(np.minimum(cap, 1.0 - filled_before), 0.0, None)  # non-increasing in the rank
+    n_full = int(np.count_nonzero(by_rank == cap))  # the leading ranks, all at the cap
+    n_positive = int(np.count_nonzero(by_rank > 0.0))
+    d = np.zeros(m)
+    full, rest = _ranks_from(q, n_full, n_positive - n_full)
+    d[full] = cap
+    d[rest] = by_rank[n_full:n_positive]
     return d
+
+
+def _ranks_from(q: np.ndarray, k: int, extra: int) -> tuple[np.ndarray, np.ndarray]:
+    """The examples of ranks ``0 .. k-1`` (in no particular order) and those of ranks ``k .. k+extra-1``
+    (in rank order), the rank being the position in the stable sort of ``q`` (ties by index)."""
+    m = q.shape[0]
+    if k == 0 or k + extra >= m:  # nothing to select: the sort itself
+        order = np.argsort(q, kind="stable")
+        return order[:k], order[k:k + extra]
+    edge = np.partition(q, k - 1)[k - 1]  # the value at rank k - 1
+    below = q < edge
+    tied = np.flatnonzero(q == edge)  # ascending index: the stable order among them
+    split = k - int(np.count_nonzero(below))
+    full = np.concatenate([np.flatnonzero(below), tied[:split]])
+    if extra == 0:
+        return full, np.empty(0, dtype=np.int64)
+    # Ranks k, k+1, ...: the ties left, then the values above `edge` in stable order, the first
+    # `extra` of them among those at or below the extra-th smallest value above it.
+    above = np.flatnonzero(q > edge)
+    if above.size > extra:
+        top = np.partition(q[above], extra - 1)[extra - 1]
+        above = above[q[above] <= top]
+    after = np.concatenate([tied[split:], above[np.argsort(q[above], kind="stable")]])
+    return full, after[:extra]
 
 
 def relative_entropy_to_uniform(d: np.ndarray, weights: np.ndarray | None = None) -> float:
