@@ -138,8 +138,8 @@ def _verdict(rows: list[dict], eps: float) -> str:
     return (f"{name}: slower than LPBoost ({am['seconds']:.2f} s against {lp['seconds']:.2f} s). "
             f"LPBoost needed {lp['rounds']} rounds ({1e3 * lp['seconds'] / lp['rounds']:.0f} ms each); "
             f"Frank-Wolfe with step 2/(t+2) needed {am['rounds']} rounds at {per_round:.2f} ms each "
-            f"({oracle:.2f} ms in the oracle; the rest is the linear step's sort and building the output "
-            f"classifier), plus "
+            f"({oracle:.2f} ms in the oracle; the rest is the linear step, a selection of the nu smallest "
+            f"margins, and building the output classifier), plus "
             f"{am['build_seconds']:.2f} s to build the NZDD: Frank-Wolfe's O(eta/t) convergence, eta = "
             f"2 ln|H_S|/eps = {2 * np.log(am['n_hypotheses']) / eps:.0f}, takes more rounds than LPBoost's few "
             f"fully corrective ones here")
