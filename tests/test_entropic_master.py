@@ -35,7 +35,8 @@ CASES = [(m, t, nu, eta, seed) for seed, (m, t, nu, eta) in enumerate(
 
 @pytest.mark.parametrize("m,t,nu,eta,seed", CASES)
 @pytest.mark.parametrize("weighted", [False, True])
-def test_entropic_master_matches_conic_solver(m, t, nu, eta, seed, weighted):
+@pytest.mark.parametrize("far", [None, 8])
+def test_entropic_master_matches_conic_solver(m, t, nu, eta, seed, weighted, far):
     rng = np.random.default_rng(seed)
     U = rng.uniform(-1, 1, size=(m, t))
     U[:, : t // 2] = np.sign(U[:, : t // 2])  # mix +-1 (stump-like) and fractional columns
@@ -44,7 +45,8 @@ def test_entropic_master_matches_conic_solver(m, t, nu, eta, seed, weighted):
         raw = rng.integers(1, 4, m).astype(float)
         weights = raw * (m / raw.sum())
     obj = SmoothedSoftMargin(nu, eta, weights)
-    res = solve_entropic_master(U, obj, np.eye(t)[0], tol=1e-10)
+    # far = 8: a Hessian from 8 drawn rows while the gap is large (far_hessian_sample), the same optimum
+    res = solve_entropic_master(U, obj, np.eye(t)[0], tol=1e-10, far_hessian_sample=far)
     assert res.converged
     assert np.all(res.w >= 0) and res.w.sum() == pytest.approx(1.0)
     ref_value, ref_d = cvxpy_entropic_master(U, nu, eta, weights)
@@ -53,6 +55,61 @@ def test_entropic_master_matches_conic_solver(m, t, nu, eta, seed, weighted):
     np.testing.assert_allclose(res.d, ref_d, atol=1e-4)
     # and the reported gap certifies optimality: no vertex improves by more than it
     assert res.gap <= 1e-10
+
+
+def _record_hessian_samples(monkeypatch):
+    """``(sample, gap)`` of each Newton step of solve_entropic_master, in order: the rows its Hessian
+    is asked to draw from, and the duality gap where it is taken."""
+    import marginboost.soft_margin.entropic_master as em
+
+    asked = []
+    newton_direction = em._newton_direction
+
+    def recording(U, w, d, g, support, objective, cap, cutoff, sample=None, single=False):
+        asked.append((sample, float(g.max() - g @ w)))  # and the gap at the step
+        return newton_direction(U, w, d, g, support, objective, cap, cutoff, sample, single)
+
+    monkeypatch.setattr(em, "_newton_direction", recording)
+    return asked
+
+
+def test_far_hessian_sample_is_rough_far_from_the_optimum_and_exact_near_it(monkeypatch):
+    """+-1 columns in bits, 3000 examples, warm-started as ERLPBoost's master is (from a solution to
+    1e-3): the steps sample 1024 rows while the gap is above 3x tol and are exact (hessian_sample
+    None) from there on; the optimum is the exact model's to the tolerance."""
+    from marginboost.core.bit_matrix import BitMarginMatrix
+
+    rng = np.random.default_rng(5)
+    m, t = 3000, 40
+    U = BitMarginMatrix(m)
+    for _ in range(t):
+        U.add(np.sign(rng.normal(size=m) + 0.3))
+    obj = SmoothedSoftMargin(0.2 * m, 200.0)
+    w0 = solve_entropic_master(U, obj, np.eye(t)[0], tol=1e-3).w
+    asked = _record_hessian_samples(monkeypatch)
+    rough = solve_entropic_master(U, obj, w0, tol=1e-9, far_hessian_sample=1024)
+    assert rough.converged
+    assert [sample for sample, _ in asked] == [1024 if gap > 3e-9 else None for _, gap in asked]
+    assert asked[0][0] == 1024 and asked[-1][0] is None
+    exact = solve_entropic_master(U, obj, w0, tol=1e-9)
+    assert rough.value == pytest.approx(exact.value, abs=2e-9)
+
+
+def test_a_rough_step_that_fails_hands_the_solve_to_the_exact_model(monkeypatch):
+    """A Hessian from 2 rows is a poor model: after its first step that does not lower the gap (or
+    makes no step), far from the tolerance still, the solve goes on with the exact model only, and
+    takes about the exact model's number of steps."""
+    rng = np.random.default_rng(0)
+    U = np.sign(rng.normal(size=(400, 25)) + 0.2)
+    obj = SmoothedSoftMargin(40.0, 50.0)
+    exact = solve_entropic_master(U, obj, np.eye(25)[0], tol=1e-8)
+    asked = _record_hessian_samples(monkeypatch)
+    res = solve_entropic_master(U, obj, np.eye(25)[0], tol=1e-8, far_hessian_sample=2)
+    assert res.converged and res.n_iter <= exact.n_iter + 5
+    samples = [sample for sample, _ in asked]
+    first_exact = samples.index(None)
+    assert first_exact > 0 and all(sample is None for sample in samples[first_exact:])
+    assert asked[first_exact][1] > 100 * 1e-8  # given up for failing, not for being near the optimum
 
 
 def test_entropic_master_warm_start_from_any_vertex_gives_same_optimum():

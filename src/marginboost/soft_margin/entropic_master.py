@@ -51,6 +51,7 @@ class EntropicMasterResult:
 
 
 _HESSIAN_BLOCK = 8192  # rows per block: the gathered block stays small next to U
+_FAR_GAP = 3.0  # solve_entropic_master's far_hessian_sample: a rough model while the gap exceeds this x tol
 # A row of +-1 columns in bits costs about this many times less in the sampled integer Gram than in
 # the exact float32 sum (1024 rows x 100 columns: bits gathered and popcounted 31 us, float32 gather
 # 70 us and ssyrk 126 us; issue 17): over more than sample / this free rows, draw the sample.
@@ -311,6 +312,7 @@ def solve_entropic_master(
     start: tuple | None = None,
     unit_step: bool = False,
     single_precision_hessian: bool = False,
+    far_hessian_sample: int | None = None,
 ) -> EntropicMasterResult:
     """Maximise ``rho~(U w)`` over the simplex, starting from the feasible ``w0``.
 
@@ -329,6 +331,14 @@ def solve_entropic_master(
     boundary), or, where the objective already descends there, the root of the secant of its
     slope; where that would lower the objective (it overshot the maximum), the exact search.
 
+    ``far_hessian_sample``: while the gap exceeds ``_FAR_GAP`` times ``tol``, the Newton model's
+    Hessian is estimated from this many rows (as ``hessian_sample``: sub-sampled Newton) instead of
+    from ``hessian_sample``'s; from the first such rough step that fails to lower the gap or makes no
+    step, and wherever the gap is within ``_FAR_GAP`` of ``tol``, the model is ``hessian_sample``'s
+    again, for the fast convergence near the optimum. Far from it a rough model's step gains about
+    as much, at a fraction of the cost of the exact ``|F| t^2`` sum (see
+    :class:`~marginboost.soft_margin.secondary.EntropyRule`). The stopping test does not depend on it.
+
     ``U``: the margin matrix, a :class:`~marginboost.core.margin_matrix.MarginMatrix` or
     :class:`~marginboost.core.bit_matrix.BitMarginMatrix` (only its products and blocks are used),
     or an (m, t) array.
@@ -337,6 +347,8 @@ def solve_entropic_master(
     w = np.asarray(w0, dtype=np.float64).copy()
     cap = 1.0 / objective.nu if objective.weights is None else objective.weights / objective.nu
     newton_stalled = False
+    rough_allowed = far_hessian_sample is not None
+    rough, last_gap = False, np.inf  # the last step's model was far_hessian_sample's; the gap before it
     known = start  # (q, d) at w, when already computed
     for it in range(max_iter + 1):
         if known is not None:
@@ -354,9 +366,12 @@ def solve_entropic_master(
         j_best = int(np.argmax(g))
         support = _support_with(w, j_best)
         v = None
+        if rough and not gap < last_gap:  # the rough model's step did not lower the gap: exact from now on
+            rough_allowed = False
+        rough = rough_allowed and gap > _FAR_GAP * tol
         if support.size > 1 and not newton_stalled:
-            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff, hessian_sample,
-                                  single_precision_hessian)
+            v = _newton_direction(U, w, d, g, support, objective, cap, hessian_cutoff,
+                                  far_hessian_sample if rough else hessian_sample, single_precision_hessian)
             # Not an ascent direction numerically, or it would push a zero weight negative:
             # take a Frank-Wolfe step instead, which always adds j_best.
             if not g @ v > 0.0 or _lowers_a_zero(w, v):
@@ -375,7 +390,12 @@ def solve_entropic_master(
                 lam, known = None, None  # the secant overshot the maximum: search exactly instead
         if lam is None:
             lam, *known = newton_line_search(objective, q, d, delta, min(lam_max, 2.0), line_search_rtol)
-        newton_stalled = used_newton and lam == 0.0
+        if used_newton and lam == 0.0 and rough:  # a rough model's dead end: the exact model next
+            rough_allowed = False
+        else:
+            newton_stalled = used_newton and lam == 0.0
+        rough = rough and used_newton
+        last_gap = gap
         w = _stepped(w, lam, v, lam >= lam_max, blocking)
         w /= w.sum()
     raise AssertionError("unreachable: the last iteration returns")
