@@ -19,6 +19,7 @@ from marginboost.core.projections import (
     capped_simplex_kl_projection,
     kl_projection_and_value,
     slope_curvature_sums,
+    weighted_box_capped_simplex_euclidean_projection,
 )
 from reference import _split_tie_by_index, _ties_by_index, exact_kl_projection, sorted_kl_projection
 
@@ -59,16 +60,21 @@ def old_kl(q, nu, eta, weights=None):
     return d
 
 
-def old_euclidean(v, cap):
-    """_euclidean_capped as of 45a7c9e (quicksort of the 2m breakpoints)."""
+def old_euclidean(v, cap, weights=None):
+    """_euclidean_capped as of 45a7c9e (quicksort of the 2m breakpoints), with the weights of its
+    later weighted version (each entry's step its weight; the total ``weights @ caps``)."""
     m = v.shape[0]
     points = np.concatenate([v - cap, v])
-    steps = np.concatenate([np.ones(m), -np.ones(m)])
+    ones = np.ones(m) if weights is None else weights
+    steps = np.concatenate([ones, -ones])
     order = np.argsort(points)
     points, steps = points[order], steps[order]
     n_sliding = np.cumsum(steps)[:-1]
     drops = n_sliding * np.diff(points)
-    total = m * cap if np.ndim(cap) == 0 else cap.sum()
+    if weights is not None:
+        total = weights @ np.broadcast_to(cap, (m,))
+    else:
+        total = m * cap if np.ndim(cap) == 0 else cap.sum()
     g = total - np.concatenate([[0.0], np.cumsum(drops)])
     seg = int(np.searchsorted(-g, -1.0, side="left"))
     if seg == 0:
@@ -349,6 +355,8 @@ def _objective_in_decimals(d, q, weights, eta, digits=50):
                 total += di * D(float(q[i])) + di * (di * D(m) / D(float(s[i]))).ln() / D(float(eta))
         return float(total)
 def test_euclidean_projections_are_bitwise_the_2m_sort_version():
+    """The compiled sweep (``_breakpoint_tau``) and the merge of the scalar cap's two sorted runs give
+    the bits of the numpy sweep they replaced, with and without example weights."""
     rng = np.random.default_rng(8)
     for _ in range(600):
         m = int(rng.integers(1, 400))
@@ -357,6 +365,10 @@ def test_euclidean_projections_are_bitwise_the_2m_sort_version():
         np.testing.assert_array_equal(capped_simplex_euclidean_projection(v, nu), old_euclidean(v, 1.0 / nu))
         caps = np.where(rng.random(m) < 0.3, 1.0 / max(1.0, 0.3 * m * rng.uniform(0.2, 1.0)), 1.0)
         np.testing.assert_array_equal(box_capped_simplex_euclidean_projection(v, caps), old_euclidean(v, caps))
+        s = rng.integers(1, 4, m).astype(float)  # example weights (copies): sum s caps >= 1 by construction
+        caps = np.where(rng.random(m) < 0.3, 0.5, 2.0) / s.sum() * rng.uniform(1.0, 3.0)
+        np.testing.assert_array_equal(weighted_box_capped_simplex_euclidean_projection(v, caps, s),
+                                      old_euclidean(v, caps, s))
 
 
 def test_ties_by_index_is_the_stable_argsort():

@@ -585,8 +585,6 @@ def _euclidean_capped(v: np.ndarray, cap, weights: np.ndarray | None = None) -> 
     # sum s cap >= 1 to 0; its slope is minus the sum of s_i over the entries strictly between
     # their two breakpoints (v_i - cap_i and v_i); s = 1 without weights. Sweep the sorted
     # breakpoints to find g(tau) = 1 exactly.
-    ones = np.ones(m) if weights is None else weights
-    steps = np.concatenate([ones, -ones])  # entry starts / stops sliding
     # Any sort will do: within a run of equal points the drops are 0, so g, tau and the
     # result do not depend on the order of ties. With one cap, v - cap and v are sorted by
     # sorting v once, and the stable sort (timsort) of the two sorted runs is a single
@@ -598,22 +596,52 @@ def _euclidean_capped(v: np.ndarray, cap, weights: np.ndarray | None = None) -> 
     else:
         points = np.concatenate([v - cap, v])
         order = np.argsort(points)
-    points, steps = points[order], steps[order]
-    n_sliding = np.cumsum(steps)[:-1]  # (weight of the) entries sliding after each point
-    drops = n_sliding * np.diff(points)
     # A scalar cap keeps the historical m * cap (bit-identical results for P(m, nu)).
     if weights is not None:
         total = weights @ np.broadcast_to(cap, (m,))
     else:
         total = m * cap if np.ndim(cap) == 0 else cap.sum()
-    g = total - np.concatenate([[0.0], np.cumsum(drops)])
-    seg = int(np.searchsorted(-g, -1.0, side="left"))  # first breakpoint where g <= 1
-    if seg == 0:
-        tau = points[0]
-    else:
-        slope = n_sliding[seg - 1]
-        tau = points[seg - 1] + (g[seg - 1] - 1.0) / slope
+    tau = _breakpoint_tau(points, order, np.empty(0) if weights is None else weights, weights is not None,
+                          float(total))
     return np.clip(v - tau, 0.0, cap)
+
+
+@njit(cache=True)
+def _breakpoint_tau(points, order, weights, weighted, total):
+    """``tau`` with ``g(tau) = 1`` by the sweep of :func:`_euclidean_capped` over the breakpoints
+    ``points[order]`` (entry ``j < m`` starts sliding there, entry ``j - m`` stops; its weight
+    ``weights[j mod m]``, 1 without): in numpy, ``points[order]``, ``steps[order]``, ``n_sliding =
+    cumsum(steps)[:-1]``, ``drops = n_sliding * diff(points)``, ``g = total - [0, cumsum(drops)]``,
+    ``seg = searchsorted(-g, -1.0, 'left')`` and the interpolation, ten passes and their temporaries
+    over the 2m points (150 of the box projection's 270 us at m = 7400; issue 17). Here one pass
+    and numpy's binary search, the same operations in the same order: the same bits (tested)."""
+    n = order.shape[0]
+    m = n // 2
+    sorted_points = np.empty(n)
+    n_sliding = np.empty(n)
+    g = np.empty(n)
+    g[0] = total - 0.0
+    sorted_points[0] = points[order[0]]
+    sliding = 0.0
+    dropped = 0.0
+    for i in range(n - 1):
+        j = order[i]
+        step = weights[j % m] if weighted else 1.0
+        sliding += step if j < m else -step
+        n_sliding[i] = sliding
+        sorted_points[i + 1] = points[order[i + 1]]
+        dropped += sliding * (sorted_points[i + 1] - sorted_points[i])
+        g[i + 1] = total - dropped
+    lo, hi = 0, n  # numpy's binary search (side='left') for -1.0 in -g: the first i with -g[i] >= -1
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        if -g[mid] < -1.0:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == 0:
+        return sorted_points[0]
+    return sorted_points[lo - 1] + (g[lo - 1] - 1.0) / n_sliding[lo - 1]
 
 
 def simplex_euclidean_projection(v: np.ndarray) -> np.ndarray:
