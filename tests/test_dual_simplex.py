@@ -212,3 +212,87 @@ def test_a_highs_basis_that_does_not_verify_leaves_highs_in_charge(monkeypatch):
         w, d, gamma = lp.solve()
         assert gamma == gammas[k]  # HiGHS, hot-started as before: the very same numbers
     assert lp.n_fallbacks == 1 and lp._highs is not None
+
+
+def heap_bfrt(alpha_d, rc_d, pos_d, upper, cap, rho, y, nonbasic_s, s, delta, pivot_tol, feas_tol):
+    """The bound-flipping ratio test as it was before the scan (git 7299241), in plain Python: every
+    breakpoint into a binary heap (the same sift-down), popped until the slopes use up ``delta``."""
+    cand = []  # (ratio, |alpha|, width, |rc|, variable)
+    for j in range(alpha_d.shape[0]):
+        if pos_d[j] >= 0 or cap[j] <= 0.0:
+            continue
+        b = s * alpha_d[j]
+        if (upper[j] and b >= -pivot_tol) or (not upper[j] and b <= pivot_tol):
+            continue
+        r = rc_d[j] / b
+        cand.append((r if r > 0.0 else 0.0, abs(b), cap[j], abs(rc_d[j]), j))
+    for k in range(rho.shape[0]):
+        b = s * rho[k]
+        if nonbasic_s[k] and b > pivot_tol:
+            r = -y[k] / b
+            cand.append((r if r > 0.0 else 0.0, b, np.inf, abs(y[k]), alpha_d.shape[0] + 1 + k))
+    n = len(cand)
+    if n == 0:
+        return -1, 0.0, []
+    ratio = np.array([c[0] for c in cand])
+    heap = np.arange(n)
+
+    def sift_down(i, size):
+        while 2 * i + 1 < size:
+            child = 2 * i + 1
+            if child + 1 < size and ratio[heap[child + 1]] < ratio[heap[child]]:
+                child += 1
+            if not ratio[heap[child]] < ratio[heap[i]]:
+                return
+            heap[i], heap[child] = heap[child], heap[i]
+            i = child
+
+    for start in range(n // 2 - 1, -1, -1):
+        sift_down(start, n)
+    flipped, used, last, size = set(), 0.0, -1, n
+    while size > 0:
+        top = heap[0]
+        size -= 1
+        heap[0] = heap[size]
+        sift_down(0, size)
+        used += cand[top][1] * cand[top][2]
+        if used >= delta:
+            last = top
+            break
+        flipped.add(top)
+    if last < 0:
+        return -1, 0.0, []
+    bound = min(((c[3] + feas_tol) / c[1] for i, c in enumerate(cand) if i not in flipped), default=np.inf)
+    chosen = last
+    for i, c in enumerate(cand):
+        if i not in flipped and c[0] <= bound and c[0] >= cand[last][0] and c[1] > cand[chosen][1]:
+            chosen = i
+    return cand[chosen][4], cand[chosen][0], sorted(cand[i][4] for i in flipped)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bfrt_pivots_as_the_heap_did(seed):
+    """The scan-then-heap BFRT against the heap-only version it replaced: the same entering variable,
+    ratio and flips, with ties among the ratios (0 after clamping, and equal by construction, where
+    the heap's own order must decide), and without ties (the scan's own pops), few and many flips
+    (past the scan), basic and capless d_j."""
+    rng = np.random.default_rng(seed)
+    m, R = int(rng.integers(5, 300)), int(rng.integers(1, 12))
+    alpha_d = rng.normal(size=m) * rng.choice([1.0, 1e-12], m, p=[0.9, 0.1])
+    rc_d = rng.normal(size=m) * rng.choice([1.0, 0.0, -1e-15], m, p=[0.7, 0.2, 0.1])
+    tied = rng.random(m) < 0.3  # rc_j = c alpha_j: ratio c up to rounding, equal for many
+    rc_d[tied] = rng.choice([0.25, 0.5], tied.sum()) * alpha_d[tied] * rng.choice([1.0, -1.0])
+    pos_d = np.where(rng.random(m) < 0.1, 0, -1)
+    upper = rng.random(m) < 0.3
+    cap = np.where(rng.random(m) < 0.05, 0.0, rng.uniform(0.01, 0.2, m))
+    rho, y = rng.normal(size=R), rng.normal(size=R)
+    nonbasic_s = rng.random(R) < 0.7
+    dual_feasible = np.abs(rng.normal(size=m))  # rc_j of the sign of s alpha_j: every ratio > 0, no ties
+    for s in (1.0, -1.0):
+        for rc in (rc_d, dual_feasible * np.sign(s * alpha_d)):
+            for delta in (1e-4, 0.05, 1.0, 50.0):
+                args = (alpha_d, rc, pos_d, upper, cap, rho, y, nonbasic_s, s, delta, 1e-9, 1e-9)
+                q, ratio, flips = dual_simplex._bfrt(*args)
+                q_ref, ratio_ref, flips_ref = heap_bfrt(*args)
+                assert (q, ratio) == (q_ref, ratio_ref)
+                assert flips.tolist() == flips_ref
