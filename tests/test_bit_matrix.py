@@ -358,8 +358,9 @@ def test_columns_and_conversion():
     np.testing.assert_array_equal(block, flt.U[np.ix_(rows, cols)])
     assert block.flags.f_contiguous and block.T.flags.c_contiguous
     assert bit.block([], [1]).shape == (0, 1) and bit.block([3], []).shape == (1, 0)
-    with pytest.raises(IndexError):
-        bit.block([m], [0])
+    for rows, cols in (([m], [0]), ([-1], [0]), ([0, 2, m + 9], [0]), ([0], [13]), ([0], [-1])):
+        with pytest.raises(IndexError):
+            bit.block(rows, cols)
     with pytest.raises(IndexError):
         bit.columns([13])
     back = bit.to_margin_matrix()

@@ -240,6 +240,15 @@ def _weighted_row_sums(W, rows, cols, c, out, signs, keep_signs):
         out[q] = s
 
 
+@njit(cache=True, nogil=True)
+def _all_below(index, n):
+    """Whether every entry of ``index`` lies in ``[0, n)`` (an unsigned compare catches both ends)."""
+    bad = False
+    for i in range(index.shape[0]):
+        bad |= np.uint64(index[i]) >= np.uint64(n)
+    return not bad
+
+
 _LOW_BITS = np.uint64(0x0101010101010101)  # bit 0 of each byte
 _BYTE_BITS_TO_TOP = np.uint64(0x0102040810204080)  # times it, bit 0 of byte s -> bit 56 + s
 
@@ -676,12 +685,14 @@ class BitMarginMatrix:
         return out
 
     def _checked(self, rows, cols) -> tuple[np.ndarray, np.ndarray]:
-        """Row and column indices as int64 vectors, ``IndexError`` where one is out of range."""
+        """Row and column indices as int64 vectors, ``IndexError`` where one is out of range (one
+        compiled pass each: numpy's min and max took 3.8 of the 4.8 us of a 3-row block, twice a
+        pivot of LPBoost's dual simplex; issue 17)."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         cols = np.asarray(cols, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.m):
+        if not _all_below(rows, self.m):
             raise IndexError(f"row index out of range for {self.m} rows")
-        if cols.size and (cols.min() < 0 or cols.max() >= self.n):
+        if not _all_below(cols, self.n):
             raise IndexError(f"column index out of range for {self.n} columns")
         return rows, cols
 
