@@ -296,3 +296,33 @@ def test_bfrt_pivots_as_the_heap_did(seed):
                 q_ref, ratio_ref, flips_ref = heap_bfrt(*args)
                 assert (q, ratio) == (q_ref, ratio_ref)
                 assert flips.tolist() == flips_ref
+
+
+def test_compiled_pivot_steps_are_the_numpy_formulation():
+    """The leaving-row choice (dual steepest edge) and the dual step, compiled, against the numpy
+    lines they replaced: the same index (first maximum, ties included; -1 if all feasible) and the
+    same bits."""
+    rng = np.random.default_rng(4)
+    tol = dual_simplex.FEASIBILITY_TOL
+    for trial in range(300):
+        R, m = int(rng.integers(1, 40)), int(rng.integers(1, 200))
+        lo = np.zeros(R)
+        hi = np.where(rng.random(R) < 0.3, np.inf, rng.uniform(0.0, 0.2, R))
+        if trial % 3 == 0:
+            xB = np.clip(rng.normal(size=R), 0, hi)  # feasible
+        elif trial % 3 == 1:
+            xB = rng.uniform(-0.05, 0.25, R) * (rng.random(R) < 0.5)
+        else:  # equal infeasibilities (equal scores), and one exactly at the tolerance
+            xB = rng.choice([-0.01, -0.02, 0.0, -tol], R)
+        norms = rng.choice([1.0, 2.0, 4.0], R)  # ties among the scores
+        infeas = np.maximum(lo - xB, 0.0) + np.maximum(xB - hi, 0.0)
+        infeas[infeas <= tol] = 0.0
+        want = int(np.argmax(infeas * infeas / norms)) if infeas.any() else -1
+        assert dual_simplex._steepest_infeasible(xB, lo, hi, norms, tol) == want
+
+        y, rho, theta = rng.normal(size=R), rng.normal(size=R), float(rng.normal())
+        rc, alpha, pos = rng.normal(size=m), rng.normal(size=m), np.where(rng.random(m) < 0.2, 0, -1)
+        y_want, rc_want = y + theta * rho, rc - theta * alpha
+        rc_want[pos >= 0] = 0.0
+        dual_simplex._dual_step(y, rho, rc, alpha, pos, theta)
+        assert y.tobytes() == y_want.tobytes() and rc.tobytes() == rc_want.tobytes()

@@ -274,13 +274,8 @@ class DualSimplexMaster:
         return upper - lower <= tol and lower - tol <= gamma <= upper + tol
 
     def _leaving_row(self) -> int:
-        """The basic variable with the largest infeasibility^2 / ||row of B^-1||^2 (dual steepest edge)."""
-        xB, lo, hi = self._xB, self._lo_B, self._hi_B
-        infeas = np.maximum(lo - xB, 0.0) + np.maximum(xB - hi, 0.0)
-        infeas[infeas <= FEASIBILITY_TOL] = 0.0
-        if not infeas.any():
-            return -1
-        return int(np.argmax(infeas * infeas / self._row_norms))
+        """The basic variable with the largest infeasibility^2 / ||row of B^-1||^2 (dual steepest edge), or -1."""
+        return int(_steepest_infeasible(self._xB, self._lo_B, self._hi_B, self._row_norms, FEASIBILITY_TOL))
 
     def _entering_logical(self) -> int:
         """A nonbasic logical ``s_k`` (k >= 1) whose reduced cost ``-y_k`` is below ``-FEASIBILITY_TOL``, or -1."""
@@ -361,10 +356,8 @@ class DualSimplexMaster:
         return "ok"
 
     def _dual_step(self, theta: float, rho: np.ndarray, alpha_d: np.ndarray) -> None:
-        """``y += theta rho``; the reduced costs of the d_j move by ``-theta alpha_j``."""
-        self._y += theta * rho
-        self._rc_d -= theta * alpha_d
-        self._rc_d[self._pos_d >= 0] = 0.0
+        """``y += theta rho``; the reduced costs of the d_j move by ``-theta alpha_j`` (0 for the basic)."""
+        _dual_step(self._y, rho, self._rc_d, alpha_d, self._pos_d, theta)
 
     def _flip(self, js: np.ndarray) -> None:
         """Move the nonbasic ``d_j`` (j in ``js``) to their other bound and update ``x_B``."""
@@ -516,6 +509,40 @@ class DualSimplexMaster:
 
     def _row(self, k: int) -> np.ndarray:
         return self._rows.matrix.column(self._rows.row_col[k]).copy()
+
+
+# Two steps of every pivot, compiled: as numpy calls on the basis (R ~ 180) and the m reduced costs
+# (temporaries, a boolean mask) they cost 8 and 7.6 us a pivot of LPBoost on ringnorm (issue 17).
+# The same operations per entry, so the same bits.
+
+
+@numba.njit(cache=True, nogil=True)
+def _steepest_infeasible(xB, lo, hi, row_norms, tol):
+    """``argmax infeas^2 / row_norms`` (the first maximum, as ``np.argmax``) over the basic variables,
+    ``infeas = max(lo - xB, 0) + max(xB - hi, 0)`` taken as 0 up to ``tol``; -1 if none is infeasible.
+    The row norms are positive (``B`` is invertible), so a feasible variable scores 0 and an
+    infeasible one more, unless its score underflows: then, as ``np.argmax`` of all zeros, 0."""
+    best, best_score = -1, 0.0
+    for i in range(xB.shape[0]):
+        below = lo[i] - xB[i]
+        above = xB[i] - hi[i]
+        infeas = (below if below > 0.0 else 0.0) + (above if above > 0.0 else 0.0)
+        if infeas > tol:
+            score = infeas * infeas / row_norms[i]
+            if best < 0 or score > best_score:
+                best, best_score = i, score
+    if best < 0:
+        return -1
+    return best if best_score > 0.0 else 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _dual_step(y, rho, rc_d, alpha_d, pos_d, theta):
+    """``y += theta rho``; ``rc_d -= theta alpha_d``, then 0 where ``pos_d >= 0`` (the basic d_j)."""
+    for k in range(y.shape[0]):
+        y[k] += theta * rho[k]
+    for j in range(rc_d.shape[0]):
+        rc_d[j] = 0.0 if pos_d[j] >= 0 else rc_d[j] - theta * alpha_d[j]
 
 
 @numba.njit(cache=True, nogil=True)
