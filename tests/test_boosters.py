@@ -264,6 +264,16 @@ def test_newton_rule_names_its_line_search():
         NewtonStepRule(line_search="brent")
 
 
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "1024"])
+def test_entropy_rules_name_a_bad_hessian_sample(bad):
+    from marginboost.soft_margin.secondary import EntropyRule, NewtonStepRule
+
+    with pytest.raises(ValueError, match=r"far_hessian_sample must be None or an integer >= 1"):
+        EntropyRule(far_hessian_sample=bad)
+    with pytest.raises(ValueError, match=r"^hessian_sample must be None or an integer >= 1"):
+        NewtonStepRule(hessian_sample=bad)
+
+
 def test_lp_rule_forgets_a_rolled_back_column():
     """After Ctrl-C rolls a round back, the LP rule must not keep that round's column: with a
     different column in its place it solves the LP of the kept columns plus the new one."""

@@ -650,7 +650,7 @@ def _scan_pops(ratio, absb, width, n, delta, flipped, popped):
                     best, best_ratio, ties = i, v, 0
                 elif v == best_ratio:
                     ties += 1
-        if ties > 0:
+        if ties > 0 or best < 0:  # (best < 0: no finite ratio left; the heap's way decides)
             return -1, 0, False
         used += absb[best] * width[best]
         if used >= delta:

@@ -123,13 +123,14 @@ class EntropyRule:
     ERLPBoost's time on banana); near ``tol``, and after a rough step that does not lower the gap,
     the exact one (``hessian_sample``, None: all free examples), so the solve still ends in
     Newton's fast convergence, and its result is certified by the same exact gap. ``None``: always
-    the exact model. Measured (``benchmarks/time_to_eps.py --boosters ERLPBoost``: ringnorm,
-    twonorm, banana at nu in {0.1, 0.5}m, 5 stratified 90% subsamples, eps = 0.01, fit time and
-    rounds summed): 33.2 s -> 19.4 s, rounds 4229 -> 4307; banana 0.1m 18.4 -> 8.6 s, twonorm 0.1m
-    8.3 -> 6.3 s, ringnorm 0.1m 3.8 -> 2.4 s. Against 4096 rows: 20.4 s; rough only above 10x tol
-    (and 4096 rows): 22.7 s; the rough model given up after a step that does not halve the gap:
-    23.4 s. Without the fallback after a failed rough step, ringnorm 0.5m took 3.3 s instead of
-    0.34 s (a rough step that stalled left the solve to Frank-Wolfe steps).
+    the exact model. Measured (``benchmarks/time_to_eps.py``, ``time_to_eps.md``: ringnorm, twonorm,
+    banana at nu in {0.1, 0.5}m, 5 stratified 90% subsamples, eps = 0.01, fit time and rounds
+    summed; issue 17): 34.6 s -> 19.1 s, rounds 4229 -> 4307; at 0.1m banana 19.3 -> 8.5 s, twonorm
+    8.5 -> 6.2 s, ringnorm 3.9 -> 2.3 s. The choices, from runs of the same benchmark (33.2 s
+    without): 2048 rows above 3x tol 19.4 s; 4096 rows 20.4 s; rough only above 10x tol (4096 rows)
+    22.7 s; the rough model given up after a step that does not halve the gap 23.4 s. Without the
+    fallback after a failed rough step, ringnorm 0.5m took 3.3 s instead of 0.34 s (a rough step
+    that stalled left the solve to Frank-Wolfe steps).
     """
 
     name = "entropy"
@@ -142,6 +143,10 @@ class EntropyRule:
     def __init__(self, tol: float | None = None, max_iter: int = 500, hessian_cutoff: float = 1e-14,
                  line_search_rtol: float = 1e-12, hessian_sample: int | None = None,
                  far_hessian_sample: int | None = 2048):
+        for name, sample in (("hessian_sample", hessian_sample), ("far_hessian_sample", far_hessian_sample)):
+            if sample is not None and not (isinstance(sample, (int, np.integer)) and sample >= 1):
+                raise ValueError(f"{name} must be None or an integer >= 1 (rows drawn for the Hessian), "
+                                 f"got {name}={sample!r}")
         self.tol = tol
         self.max_iter = max_iter
         self.hessian_cutoff = hessian_cutoff
