@@ -207,9 +207,11 @@ class LPBoostClassifier(_SoftMarginBoostClassifier):
     """LPBoost (Demiriz, Bennett, Shawe-Taylor 2002): fully corrective FW on the soft margin.
 
     Each round solves the restricted master LP over the hypotheses so far (000 eq. 8/13) with
-    HiGHS' dual simplex, warm-started from the previous basis, and hands its optimal
-    distribution to the weak learner; it stops when ``min edge - LP value <= eps``. Fast in
-    practice but Omega(m) rounds in the worst case (Warmuth, Glocer, Raetsch 2007).
+    our dense bounded dual simplex (:class:`~marginboost.soft_margin.dual_simplex.DualSimplexMaster`,
+    certified optimal; HiGHS is its reference and fallback), hot-started from the previous basis,
+    and hands its optimal distribution to the weak learner; it stops when
+    ``min edge - LP value <= eps``. Fast in practice but Omega(m) rounds in the worst case
+    (Warmuth, Glocer, Raetsch 2007).
     """
 
     def _assembly(self):
