@@ -75,8 +75,9 @@ def _record_hessian_samples(monkeypatch):
 
 def test_far_hessian_sample_is_rough_far_from_the_optimum_and_exact_near_it(monkeypatch):
     """+-1 columns in bits, 3000 examples, warm-started as ERLPBoost's master is (from a solution to
-    1e-3): the steps sample 1024 rows while the gap is above 3x tol and are exact (hessian_sample
-    None) from there on; the optimum is the exact model's to the tolerance."""
+    1e-3): the steps sample 1024 rows and search their line to 0.1 while the gap is above 3x tol, and
+    are exact (hessian_sample None, rtol 1e-12) from there on; the optimum is the exact model's to the
+    tolerance."""
     from marginboost.core.bit_matrix import BitMarginMatrix
 
     rng = np.random.default_rng(5)
@@ -87,10 +88,17 @@ def test_far_hessian_sample_is_rough_far_from_the_optimum_and_exact_near_it(monk
     obj = SmoothedSoftMargin(0.2 * m, 200.0)
     w0 = solve_entropic_master(U, obj, np.eye(t)[0], tol=1e-3).w
     asked = _record_hessian_samples(monkeypatch)
+    import marginboost.soft_margin.entropic_master as em
+
+    rtols = []
+    line_search = em.newton_line_search
+    monkeypatch.setattr(em, "newton_line_search", lambda *a: rtols.append(a[5]) or line_search(*a))
     rough = solve_entropic_master(U, obj, w0, tol=1e-9, far_hessian_sample=1024)
     assert rough.converged
     assert [sample for sample, _ in asked] == [1024 if gap > 3e-9 else None for _, gap in asked]
     assert asked[0][0] == 1024 and asked[-1][0] is None
+    # the rough steps' line searches stop at 0.1, the exact ones at the default 1e-12
+    assert rtols == [0.1 if sample == 1024 else 1e-12 for sample, _ in asked]
     exact = solve_entropic_master(U, obj, w0, tol=1e-9)
     assert rough.value == pytest.approx(exact.value, abs=2e-9)
 

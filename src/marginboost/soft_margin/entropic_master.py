@@ -52,6 +52,7 @@ class EntropicMasterResult:
 
 _HESSIAN_BLOCK = 8192  # rows per block: the gathered block stays small next to U
 _FAR_GAP = 3.0  # solve_entropic_master's far_hessian_sample: a rough model while the gap exceeds this x tol
+_FAR_LINE_SEARCH_RTOL = 0.1  # and a loose line search with it (the Newton rule's default rtol)
 # A row of +-1 columns in bits costs about this many times less in the sampled integer Gram than in
 # the exact float32 sum (1024 rows x 100 columns: bits gathered and popcounted 31 us, float32 gather
 # 70 us and ssyrk 126 us; issue 17): over more than sample / this free rows, draw the sample.
@@ -333,10 +334,12 @@ def solve_entropic_master(
 
     ``far_hessian_sample``: while the gap exceeds ``_FAR_GAP`` times ``tol``, the Newton model's
     Hessian is estimated from this many rows (as ``hessian_sample``: sub-sampled Newton) instead of
-    from ``hessian_sample``'s; from the first such rough step that fails to lower the gap or makes no
-    step, and wherever the gap is within ``_FAR_GAP`` of ``tol``, the model is ``hessian_sample``'s
-    again, for the fast convergence near the optimum. Far from it a rough model's step gains about
-    as much, at a fraction of the cost of the exact ``|F| t^2`` sum (see
+    from ``hessian_sample``'s, and its line search stops at relative accuracy
+    ``_FAR_LINE_SEARCH_RTOL`` (or ``line_search_rtol`` if looser); from the first such rough step
+    that fails to lower the gap or makes no step, and wherever the gap is within ``_FAR_GAP`` of
+    ``tol``, the model and the line search are ``hessian_sample``'s and ``line_search_rtol``'s
+    again, for the fast convergence near the optimum. Far from it a rough step gains about as much,
+    at a fraction of the cost of the exact ``|F| t^2`` sum and of a line search to 1e-12 (see
     :class:`~marginboost.soft_margin.secondary.EntropyRule`). The stopping test does not depend on it.
 
     ``U``: the margin matrix, a :class:`~marginboost.core.margin_matrix.MarginMatrix` or
@@ -389,7 +392,8 @@ def solve_entropic_master(
             if known is not None and objective.value_at(*known) < objective.value_at(q, d):
                 lam, known = None, None  # the secant overshot the maximum: search exactly instead
         if lam is None:
-            lam, *known = newton_line_search(objective, q, d, delta, min(lam_max, 2.0), line_search_rtol)
+            rtol = max(line_search_rtol, _FAR_LINE_SEARCH_RTOL) if rough else line_search_rtol
+            lam, *known = newton_line_search(objective, q, d, delta, min(lam_max, 2.0), rtol)
         if used_newton and lam == 0.0 and rough:  # a rough model's dead end: the exact model next
             rough_allowed = False
         else:

@@ -120,17 +120,19 @@ class EntropyRule:
     ``far_hessian_sample`` (2048): while the master's duality gap is more than 3x ``tol``, its Newton
     model's Hessian is sampled from that many rows (for +-1 columns in bits the exact integer Gram
     of the rows drawn), where the exact sum over the free examples costs ``|F| t^2`` (83% of
-    ERLPBoost's time on banana); near ``tol``, and after a rough step that does not lower the gap,
-    the exact one (``hessian_sample``, None: all free examples), so the solve still ends in
-    Newton's fast convergence, and its result is certified by the same exact gap. ``None``: always
-    the exact model. Measured (``benchmarks/time_to_eps.py``, ``time_to_eps.md``: ringnorm, twonorm,
-    banana at nu in {0.1, 0.5}m, 5 stratified 90% subsamples, eps = 0.01, fit time and rounds
-    summed; issue 17): 34.6 s -> 19.1 s, rounds 4229 -> 4307; at 0.1m banana 19.3 -> 8.5 s, twonorm
-    8.5 -> 6.2 s, ringnorm 3.9 -> 2.3 s. The choices, from runs of the same benchmark (33.2 s
-    without): 2048 rows above 3x tol 19.4 s; 4096 rows 20.4 s; rough only above 10x tol (4096 rows)
-    22.7 s; the rough model given up after a step that does not halve the gap 23.4 s. Without the
-    fallback after a failed rough step, ringnorm 0.5m took 3.3 s instead of 0.34 s (a rough step
-    that stalled left the solve to Frank-Wolfe steps).
+    ERLPBoost's time on banana), and its line searches stop at relative accuracy 0.1; near ``tol``,
+    and after a rough step that does not lower the gap, the exact model (``hessian_sample``, None:
+    all free examples) and line search (``line_search_rtol``), so the solve still ends in Newton's
+    fast convergence, and its result is certified by the same exact gap. ``None``: always the exact
+    model. Measured (``benchmarks/time_to_eps.py``, ``time_to_eps.md``: ringnorm, twonorm, banana at
+    nu in {0.1, 0.5}m, 5 stratified 90% subsamples, eps = 0.01, fit time and rounds summed; issue
+    17): the sampled Hessian 34.6 s -> 19.1 s, rounds 4229 -> 4307 (at 0.1m banana 19.3 -> 8.5 s,
+    twonorm 8.5 -> 6.2 s, ringnorm 3.9 -> 2.3 s); the loose line search with it 19.2 -> 15.8 s
+    (rtol 0.01: 16.1 s). The choices, from runs of the same benchmark (33.2 s without): 2048 rows
+    above 3x tol 19.4 s; 4096 rows 20.4 s; rough only above 10x tol (4096 rows) 22.7 s; the rough
+    model given up after a step that does not halve the gap 23.4 s. Without the fallback after a
+    failed rough step, ringnorm 0.5m took 3.3 s instead of 0.34 s (a rough step that stalled left
+    the solve to Frank-Wolfe steps).
     """
 
     name = "entropy"
