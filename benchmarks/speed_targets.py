@@ -319,11 +319,9 @@ def update_floor(est, X, y, mean_columns: float) -> float:
         w[j] += weight
     q = U.matvec(w[:U.n])
     d = kl_projection_and_value(q, est.nu_, est.eta_)[0]
-    part = BitMarginMatrix(y.shape[0])
-    for j in range(max(1, min(U.n, round(mean_columns)))):
-        part.add(U.column(j))
-    w_part = w[:part.n] + 1.0 / part.n  # any weights: the products' time does not depend on them
-    return sum(best_time(f, FLOOR_REPEATS) for f in (lambda: part.matvec(w_part), lambda: part.rmatvec(d),
+    U.truncate(max(1, min(U.n, round(mean_columns))))
+    w_part = w[:U.n] + 1.0 / U.n  # any weights: the products' time does not depend on them
+    return sum(best_time(f, FLOOR_REPEATS) for f in (lambda: U.matvec(w_part), lambda: U.rmatvec(d),
                                                       lambda: kl_projection_and_value(q, est.nu_, est.eta_)))
 
 

@@ -324,5 +324,5 @@ def test_compiled_pivot_steps_are_the_numpy_formulation():
         rc, alpha, pos = rng.normal(size=m), rng.normal(size=m), np.where(rng.random(m) < 0.2, 0, -1)
         y_want, rc_want = y + theta * rho, rc - theta * alpha
         rc_want[pos >= 0] = 0.0
-        dual_simplex._dual_step(y, rho, rc, alpha, pos, theta)
+        dual_simplex._step_duals(y, rho, rc, alpha, pos, theta)
         assert y.tobytes() == y_want.tobytes() and rc.tobytes() == rc_want.tobytes()

@@ -670,7 +670,7 @@ class BitMarginMatrix:
     def columns(self, index) -> np.ndarray:
         """``U[:, index]`` as a float64 +-1 array (m, len(index)), Fortran order."""
         index = np.asarray(index, dtype=np.int64).reshape(-1)
-        if index.size and (index.min() < 0 or index.max() >= self.n):
+        if not _all_below(index, self.n):
             raise IndexError(f"column index out of range for {self.n} columns: {index}")
         out = np.empty((self.m, index.size), order="F")
         _unpack(self._W, index, self.m, out)

@@ -357,7 +357,7 @@ class DualSimplexMaster:
 
     def _dual_step(self, theta: float, rho: np.ndarray, alpha_d: np.ndarray) -> None:
         """``y += theta rho``; the reduced costs of the d_j move by ``-theta alpha_j`` (0 for the basic)."""
-        _dual_step(self._y, rho, self._rc_d, alpha_d, self._pos_d, theta)
+        _step_duals(self._y, rho, self._rc_d, alpha_d, self._pos_d, theta)
 
     def _flip(self, js: np.ndarray) -> None:
         """Move the nonbasic ``d_j`` (j in ``js``) to their other bound and update ``x_B``."""
@@ -537,7 +537,7 @@ def _steepest_infeasible(xB, lo, hi, row_norms, tol):
 
 
 @numba.njit(cache=True, nogil=True)
-def _dual_step(y, rho, rc_d, alpha_d, pos_d, theta):
+def _step_duals(y, rho, rc_d, alpha_d, pos_d, theta):
     """``y += theta rho``; ``rc_d -= theta alpha_d``, then 0 where ``pos_d >= 0`` (the basic d_j)."""
     for k in range(y.shape[0]):
         y[k] += theta * rho[k]
