@@ -5,10 +5,10 @@
 against ``U.T @ d`` (``U`` the float matrix's (m, t) Fortran-order view, as the loops use it) and
 ``add`` against ``add``, at m x t in 5300 x 300 (banana-like), 7400 x 300 (ringnorm-like),
 100000 x 100 and 1000000 x 100, single-threaded (BLAS limited to 1 thread by threadpoolctl; the
-numba kernels are serial). Columns: margins ``y * h(X)`` of random stumps (feature, threshold,
+compiled kernels are serial). Columns: margins ``y * h(X)`` of random stumps (feature, threshold,
 sign) on Gaussian features, so that the columns are correlated as in boosting; ``w`` a Dirichlet
 point of the t-simplex, ``d`` one of the m-simplex. The products are called in turn ``--repeats``
-times after a warm-up (which also compiles or loads the numba kernels); a time is the best of
+times after a warm-up (first allocations, caches); a time is the best of
 its calls, so that a change of load hits both. ``add``: the t columns added to an empty matrix,
 the total over t, best of ``--add-repeats`` builds. Memory: bytes of U in use (m t 8 against
 ceil(t/8) ceil(m/8) 8) and allocated (capacity included). ``max err``: the largest
@@ -148,7 +148,7 @@ def main(argv=None) -> int:
         *metadata.provenance_lines(md)[1:],
         *([f"- Not committed at that commit (run on the working tree): {', '.join(dirty)}"] if dirty else []),
         "",
-        "Single-threaded: BLAS limited to 1 thread, numba kernels serial. Products: best of "
+        "Single-threaded: BLAS limited to 1 thread, compiled kernels serial. Products: best of "
         f"{args.repeats} alternating calls; add: per column, best of {args.add_repeats} builds "
         "(1 at 10^6 rows); stump margins as columns; see the script's docstring. The machine "
         f"({os.cpu_count()} CPUs) is shared with other jobs. Total run {time.perf_counter() - t_start:.0f} s.",

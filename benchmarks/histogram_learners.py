@@ -3,7 +3,7 @@
 Issue 7: the histogram stump and depth-2 tree (:mod:`marginboost.weak_learners.histogram`) against
 the exact ones (``DecisionStump``, ``EdgeTree(2)``), each prepared once and then called with the
 same ``d`` (Dirichlet(1), seeded), on synthetic ``--m`` x ``--p`` Gaussian data (continuous
-features: 255 quantile bins) and on ringnorm (7400 x 20). ``parallel`` is ``n_jobs=-1`` (all numba
+features: 255 quantile bins) and on ringnorm (7400 x 20). ``parallel`` is ``n_jobs=-1`` (all OpenMP
 threads). The calls of all learners of one table alternate (``--repeats`` rounds after a warm-up)
 and each time is the best of its calls, so a change of load hits them all; the ratios are of
 these best times, measured in the same run.

@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         models = fit_models(Path(tmp))
-        time_fresh_process(next(iter(models.values()))[0])  # fill numba's on-disk cache once
+        time_fresh_process(next(iter(models.values()))[0])  # warm the file system cache once
         rows = []
         for name, (path, n_hyp) in models.items():
             runs = [time_fresh_process(path) for _ in range(args.repeats)]
@@ -110,7 +110,7 @@ def main(argv=None) -> int:
         "synthetic rows and saved; each repeat is a new Python process that times `import marginboost`, "
         "`load_model`, a first `predict` on 10^5 x 20 rows (first-call costs included) and a second one. Before "
         "the column-wise evaluation of `ensemble_outputs.py`, the tree model took 0.996 s median / 1.190 s worst "
-        "(load + first predict) under the same load, 0.4 s of it loading numba's compiled tree walk. The loaded models' predictions were checked equal to the fitted ones'.",
+        "(load + first predict) under the same load, 0.4 s of it loading numba's compiled tree walk (numba is gone since: the kernels are compiled at install). The loaded models' predictions were checked equal to the fitted ones'.",
         "",
         f"Target: load + first predict under {TARGET_S:g} s. Times in seconds, median / worst of "
         f"{args.repeats} fresh processes.",

@@ -16,12 +16,12 @@ completed). The boosters:
   the exact presorted stump, for comparison.
 
 Each fit runs in a fresh subprocess, so that peaks of memory do not mix: it loads the data,
-compiles the numba kernels on a 2000-row fit of the same booster, resets the process' peak RSS
+warms up on a 2000-row fit of the same booster, resets the process' peak RSS
 (``/proc/self/clear_refs``), then times ``fit`` on the whole sample. Per fit it records rounds,
 status, wall time of ``fit``, the loop's time (``history_['time'][-1]``), the weak-learner and
 update seconds (sums of ``history_['weak_learner_time']`` and ``['solver_time']``), prepare =
 wall - loop (input validation and binning or presorting), and the peak memory over the RSS
-before ``fit``: ``VmHWM - VmRSS`` (peak RSS increase, which sees numba's and HiGHS' allocations
+before ``fit``: ``VmHWM - VmRSS`` (peak RSS increase, which sees the kernels' and HiGHS' allocations
 too; ``ru_maxrss`` gives the same after the reset) and, with ``--tracemalloc`` (on by default),
 tracemalloc's peak during ``fit`` (numpy's and Python's allocations only), each divided by
 ``X.nbytes``. BLAS runs single-threaded in the rounds (the boosters do that themselves);
@@ -175,7 +175,7 @@ def worker(args) -> dict:
     X, y = np.load(args.X), np.load(args.y)
     kw = dict(nu=NU, eps=EPS)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # compile / load the numba kernels
+        warnings.simplefilter("ignore")  # first allocations, library loading
         make_estimator(args.booster, max_iter=5, **kw).fit(X[:WARMUP_ROWS], y[:WARMUP_ROWS])
     if args.profile_rounds:
         return profile_fit(X, y, args, kw)
@@ -371,14 +371,14 @@ def render(md: dict, records: list[dict], data_info: dict, done: bool) -> str:
         + (f"; generation {gen}" if gen else "") + ". "
         f"nu = {NU} m, eps = {EPS}, at most {md['parameters']['rounds']} rounds and {md['parameters']['max_time']:g} s "
         "per fit (TIMEOUT: the times per round are over the rounds completed). Each fit in a fresh process after a "
-        f"{WARMUP_ROWS}-row warm-up fit (numba kernels); single-threaded BLAS in the rounds, serial histograms.",
+        f"{WARMUP_ROWS}-row warm-up fit; single-threaded BLAS in the rounds, serial histograms.",
         "",
         "fit s = wall time of `fit`; loop s = `history_['time'][-1]`; prepare = fit - loop (input validation and "
         "binning / presorting); weak learner and update = sums of `history_['weak_learner_time']` and "
         "`['solver_time']`; other = loop - weak learner - update (the loop's own work per round: margins, "
         "the column store, the reported soft margin, the history). Peak RSS = increase of the process' peak "
         "resident memory over its resident memory just before `fit` (peak reset by `/proc/self/clear_refs`; sees "
-        "numba's and HiGHS' allocations); tracemalloc peak = peak of numpy's and Python's allocations during "
+        "the kernels' and HiGHS' allocations); tracemalloc peak = peak of numpy's and Python's allocations during "
         "`fit`. Both are divided by X.nbytes.",
         "",
         "## Per fit",

@@ -10,7 +10,7 @@ Four sections (``--sections 1 2 3 4``, all by default), each a table in ``--out`
    * ours: ``MLPBoostClassifier(nu=0.1, eps=--rounds-eps, secondary='newton',
      weak_learner='hist_tree', max_iter=--rounds)``: 255-bin histogram trees, serial
      (``n_jobs=None``); for each further value k of ``--ours-n-jobs`` also
-     ``weak_learner=HistogramTree(2, n_jobs=k)`` (k numba threads), as its own row. eps is the
+     ``weak_learner=HistogramTree(2, n_jobs=k)`` (k OpenMP threads), as its own row. eps is the
      estimator's default, 0.01: at it all three sets run all 100 rounds (the gap at round 100 is
      0.02-0.06, above eps/2; a row that stops early is flagged below the table). Until issue 17's
      fourth sitting it was 1e-9, where eta = 2 ln(m/nu)/eps is 5e9, the smoothed margin is the LP's
@@ -32,7 +32,7 @@ Four sections (``--sections 1 2 3 4``, all by default), each a table in ``--out`
    update (sum of ``solver_time``: FW step, Newton rule, projections), the loop
    (``history_['time'][-1]``) and prepare = wall - loop (validation and binning), as
    ``scaling.py`` does. Per data set, every learner is first fitted once for ``min(5, rounds)``
-   rounds (numba kernels compiled, libraries loaded; not timed); then ``--repeats`` rounds of
+   rounds (libraries loaded, first allocations; not timed); then ``--repeats`` rounds of
    fits in which the learners take turns, their order rotated from one repeat to the next and
    with a 0.2 s pause between fits (the OpenMP threads of LightGBM and HGB spin a while after a
    parallel region), so a change of load hits all of them. The table gives the best and the
@@ -213,7 +213,7 @@ def section_rounds(args, record: dict) -> None:
     names = list(learners)
     for label, make in sets:
         X, y = make()
-        for name in names:  # warm-up: numba kernels, library loading
+        for name in names:  # warm-up: library loading, first allocations
             quiet_fit(learners[name](min(5, args.rounds)), X, y)
         runs = {name: [] for name in names}
         for rep in range(args.repeats):

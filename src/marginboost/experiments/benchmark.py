@@ -373,7 +373,7 @@ def _cv_phase(results, split: Split, cv_boosters, nus, folds, eps, limits, seed,
 
 
 def _warm_up(boosters, peers, canon, eps):
-    """Compile/load numba kernels and import solvers on a tiny problem, off the clock."""
+    """Import solvers and touch every code path on a tiny problem, off the clock."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1.0, -1.0)

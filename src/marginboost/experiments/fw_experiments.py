@@ -246,7 +246,7 @@ def time_per_round(X, y, cfg, seed) -> dict:
 
 
 def _warm_up():
-    """Compile the numba kernels on a tiny problem before any clock starts."""
+    """Every variant once on a tiny problem (imports, first allocations) before any clock starts."""
     X, y = make_friedman1(40, random_state=0)
     for variant in "CR":
         FWBoostRegressor(variant=variant, max_iter=3).fit(X, y)

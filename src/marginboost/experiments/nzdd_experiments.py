@@ -193,7 +193,7 @@ def write_results(results: dict, out_dir) -> list[Path]:
 
 
 def _warm_up(cfg: dict) -> None:
-    """Every booster once on a tiny sample: numba's compilation (or cache loading) and HiGHS'
+    """Every booster once on a tiny sample: imports and HiGHS'
     start-up are not charged to the first data set's timings."""
     data = make_twonorm(60, n_features=3, seed=1)
     nzdd = build_stump_nzdd(data.X, data.y)
