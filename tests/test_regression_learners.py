@@ -83,7 +83,7 @@ def _interleaved_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes):
     """The regression tree kernel before issue 17's per-node sweeps, in plain Python: one sweep per
     feature over all nodes of the level at once, each node's running sums in arrays."""
     from marginboost.weak_learners.regression import SPLIT_TOL
-    from marginboost.weak_learners.stumps import midpoint
+    from reference import midpoint  # plain Python, as the sweep it transcribes
 
     p, m = vals.shape
     best = (np.full(n_nodes, -1), np.zeros(n_nodes), np.full(n_nodes, -np.inf))
@@ -100,7 +100,7 @@ def _interleaved_cuts(vals, order, r, s, node_of, S, W, Q, n_nodes):
             if seen[n] and v != last[n] and wl > 0.0 and wr > 0.0:
                 score = left_s[n] * left_s[n] / wl + (S[n] - left_s[n]) * (S[n] - left_s[n]) / wr
                 if score > best[2][n] + SPLIT_TOL * Q[n]:
-                    best[0][n], best[1][n], best[2][n] = j, midpoint.py_func(last[n], v), score
+                    best[0][n], best[1][n], best[2][n] = j, midpoint(last[n], v), score
             left_s[n] += s[i] * r[i]
             left_w[n] += s[i]
             last[n], seen[n] = v, True

@@ -429,7 +429,7 @@ def test_node_stats_against_a_plain_loop():
 def _interleaved_sweep(vals, order, w, node_of, node_total, node_mass, n_nodes):
     """The tree kernel before issue 17's per-node sweeps, in plain Python: one sweep per feature
     over all nodes of the level at once, each node's running sum in an array."""
-    from marginboost.weak_learners.stumps import midpoint
+    from reference import midpoint  # plain Python, as the sweep it transcribes
     from marginboost.weak_learners.trees import SPLIT_TOL
 
     p, m = vals.shape
@@ -446,7 +446,7 @@ def _interleaved_sweep(vals, order, w, node_of, node_total, node_mass, n_nodes):
             v = vals[j, k]
             score = abs(left[n]) + abs(node_total[n] - left[n])
             if seen[n] and v != last[n] and score > best_score[n] + SPLIT_TOL * node_mass[n]:
-                best_score[n], best_feature[n], best_threshold[n] = score, j, midpoint.py_func(last[n], v)
+                best_score[n], best_feature[n], best_threshold[n] = score, j, midpoint(last[n], v)
             left[n] += w[i]
             last[n] = v
             seen[n] = True
@@ -472,10 +472,32 @@ def test_per_node_sweeps_equal_the_interleaved_sweep_bit_for_bit(n_nodes):
             np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("n_nodes", [1, 2, 3])
+def test_paired_feature_sweeps_equal_the_interleaved_sweep_where_the_tolerance_matters(n_nodes):
+    """_best_splits sweeps two features in one loop, both from the node's best so far, and the second
+    again where the first moved the best; a cut within SPLIT_TOL * mass of the best is taken or not
+    depending on the best it meets. With the node masses scaled up, so that such cuts are common, the
+    choices must still be those of the one-feature-at-a-time sweep."""
+    from marginboost.weak_learners.trees import _best_splits, node_stats
+
+    rng = np.random.default_rng(20 + n_nodes)
+    for trial in range(150):
+        vals, order, node_of = random_tree_level(rng, n_nodes, trial)
+        m = node_of.shape[0]
+        w = rng.normal(size=m) if trial % 3 == 0 else rng.integers(-3, 4, size=m) / 4.0
+        total, mass, _, _ = node_stats(w, node_of, n_nodes)
+        mass = mass * 10.0 ** rng.uniform(8.0, 12.0, size=n_nodes)
+        got = _best_splits(vals, order, w, node_of, total, mass, n_nodes)
+        want = _interleaved_sweep(vals, order, w, node_of, total, mass, n_nodes)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_stump_kernel_equals_the_loop_it_replaced_bit_for_bit():
     """_best_stump (the test before the sum's update) against the loop before issue 17, which
     added w first and tested the fresh sum."""
-    from marginboost.weak_learners.stumps import _best_stump, midpoint, presort
+    from marginboost.weak_learners.stumps import _best_stump, presort
+    from reference import midpoint  # plain Python, as the loop it transcribes
 
     rng = np.random.default_rng(7)
     for trial in range(40):
@@ -493,5 +515,5 @@ def test_stump_kernel_equals_the_loop_it_replaced_bit_for_bit():
                 left += w[order[j, k - 1]]
                 if vals[j, k] != vals[j, k - 1] and abs(total - 2.0 * left) > best[3]:
                     v = total - 2.0 * left
-                    best = (j, midpoint.py_func(vals[j, k - 1], vals[j, k]), 1.0 if v >= 0.0 else -1.0, abs(v))
+                    best = (j, midpoint(vals[j, k - 1], vals[j, k]), 1.0 if v >= 0.0 else -1.0, abs(v))
         assert _best_stump(vals, order, w) == best

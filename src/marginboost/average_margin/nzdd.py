@@ -41,10 +41,13 @@ the last bit of ``d`` itself (sensitivity ``eta * 2^-53``), so larger ``eta`` is
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit
+
+# The loops, compiled (marginboost.average_margin._nzdd): TwoSum, the double-double add and
+# TwoProd (also as C inline functions in _nzdd.pxd), the log-weights, weight pushing, the forward
+# pass, the max-plus pass and the path counts.
+from marginboost.average_margin._nzdd import (_count, _edge_log_weights, _forward, _log_count, _max_path,
+                                               _push, dd_add, two_prod, two_sum)
 
 __all__ = ["MAX_ETA", "MIN_ETA", "NZDD", "check_distribution"]
 
@@ -57,157 +60,8 @@ MAX_ETA = 1e9
 # (the decision is rounding noise around 0, no better than the majority class), and below
 # ~1e-290 the oracle's masses were NaN. The oracle itself is exact for any eta in (0, MAX_ETA].
 MIN_ETA = 1e-12
-_SPLIT = 134217729.0  # 2^27 + 1, Dekker's splitter
-LOG_TINY = -700.0  # probabilities below exp(LOG_TINY) are set to 0 (see _push)
-
-
-@njit(cache=True, inline="always")
-def two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-@njit(cache=True, inline="always")
-def dd_add(ahi, alo, bhi, blo):
-    s, e = two_sum(ahi, bhi)
-    return two_sum(s, e + alo + blo)
-
-
-@njit(cache=True, inline="always")
-def two_prod(a, b):
-    p = a * b
-    c = _SPLIT * a
-    ahi = c - (c - a)
-    alo = a - ahi
-    c = _SPLIT * b
-    bhi = c - (c - b)
-    blo = b - bhi
-    return p, ((ahi * bhi - p) + ahi * blo + alo * bhi) + alo * blo
-
-
-@njit(cache=True)
-def _edge_log_weights(label_ptr, labels, scale, d):
-    """``la(e) = sum_{i in psi(e)} scale * d_i`` as double-double arrays."""
-    m = d.shape[0]
-    xhi = np.empty(m)
-    xlo = np.empty(m)
-    for i in range(m):
-        xhi[i], xlo[i] = two_prod(scale, d[i])
-    n_edges = label_ptr.shape[0] - 1
-    hi = np.zeros(n_edges)
-    lo = np.zeros(n_edges)
-    for e in range(n_edges):
-        sh = 0.0
-        sl = 0.0
-        for k in range(label_ptr[e], label_ptr[e + 1]):
-            i = labels[k]
-            sh, sl = dd_add(sh, sl, xhi[i], xlo[i])
-        hi[e] = sh
-        lo[e] = sl
-    return hi, lo
-
-
-@njit(cache=True)
-def _push(out_ptr, dst, la_hi, la_lo):
-    """Weight pushing: return ``(b, beta_hi, beta_lo)`` (see the module docstring)."""
-    n_nodes = out_ptr.shape[0] - 1
-    beta_hi = np.zeros(n_nodes)
-    beta_lo = np.zeros(n_nodes)
-    n_edges = dst.shape[0]
-    b = np.ones(n_edges)
-    t_hi = np.empty(n_edges)
-    t_lo = np.empty(n_edges)
-    for v in range(n_nodes - 2, -1, -1):
-        e0 = out_ptr[v]
-        e1 = out_ptr[v + 1]
-        if e1 - e0 == 1:  # one way on: b = 1, no exp (the chains of the stump NZDD)
-            beta_hi[v], beta_lo[v] = dd_add(la_hi[e0], la_lo[e0], beta_hi[dst[e0]], beta_lo[dst[e0]])
-            continue
-        mh = -np.inf
-        ml = 0.0
-        for e in range(e0, e1):
-            t_hi[e], t_lo[e] = dd_add(la_hi[e], la_lo[e], beta_hi[dst[e]], beta_lo[dst[e]])
-            if t_hi[e] > mh:
-                mh = t_hi[e]
-                ml = t_lo[e]
-        s = 0.0
-        for e in range(e0, e1):
-            s += math.exp((t_hi[e] - mh) + (t_lo[e] - ml))
-        bh, bl = dd_add(mh, ml, math.log(s), 0.0)
-        beta_hi[v] = bh
-        beta_lo[v] = bl
-        for e in range(e0, e1):
-            # t and beta are close where b matters, so t_hi - bh is exact (Sterbenz).
-            a = (t_hi[e] - bh) + (t_lo[e] - bl)
-            # Below e^-700 ~ 1e-304 an edge cannot matter; exp and products of subnormals are slow.
-            b[e] = math.exp(a) if a > LOG_TINY else 0.0
-    return b, beta_hi, beta_lo
-
-
-@njit(cache=True)
-def _forward(out_ptr, dst, b, label_ptr, labels, m):
-    """Algorithm 2 after pushing: edge marginals ``q`` and label marginals ``r``."""
-    n_nodes = out_ptr.shape[0] - 1
-    z = np.zeros(n_nodes)
-    z[0] = 1.0
-    q = np.empty(dst.shape[0])
-    r = np.zeros(m)
-    for v in range(n_nodes - 1):
-        zv = z[v]
-        for e in range(out_ptr[v], out_ptr[v + 1]):
-            qe = zv * b[e]
-            if qe < 1e-300:  # negligible, and subnormal arithmetic is slow
-                qe = 0.0
-            q[e] = qe
-            z[dst[e]] += qe
-            for k in range(label_ptr[e], label_ptr[e + 1]):
-                r[labels[k]] += qe
-    return q, r
-
-
-@njit(cache=True)
-def _max_path(out_ptr, dst, label_ptr, labels, d):
-    """``max_P sum_{i in L(P)} d_i`` by a max-plus pass (Viterbi)."""
-    n_nodes = out_ptr.shape[0] - 1
-    best = np.zeros(n_nodes)
-    for v in range(n_nodes - 2, -1, -1):
-        top = -np.inf
-        for e in range(out_ptr[v], out_ptr[v + 1]):
-            s = best[dst[e]]
-            for k in range(label_ptr[e], label_ptr[e + 1]):
-                s += d[labels[k]]
-            if s > top:
-                top = s
-        best[v] = top
-    return best[0]
-
-
-@njit(cache=True)
-def _log_count(out_ptr, dst):
-    """``log`` of the number of root-to-leaf paths, by a backward log-sum pass."""
-    n_nodes = out_ptr.shape[0] - 1
-    c = np.zeros(n_nodes)
-    for v in range(n_nodes - 2, -1, -1):
-        mx = -np.inf
-        for e in range(out_ptr[v], out_ptr[v + 1]):
-            mx = max(mx, c[dst[e]])
-        s = 0.0
-        for e in range(out_ptr[v], out_ptr[v + 1]):
-            s += math.exp(c[dst[e]] - mx)
-        c[v] = mx + math.log(s)
-    return c[0]
-
-
-@njit(cache=True)
-def _count(out_ptr, dst):
-    n_nodes = out_ptr.shape[0] - 1
-    c = np.zeros(n_nodes)
-    c[n_nodes - 1] = 1.0
-    for v in range(n_nodes - 2, -1, -1):
-        for e in range(out_ptr[v], out_ptr[v + 1]):
-            c[v] += c[dst[e]]
-    return c[0]
+_SPLIT = 134217729.0  # 2^27 + 1, Dekker's splitter (the literal in _nzdd.pxd's two_prod_c)
+LOG_TINY = -700.0  # probabilities below exp(LOG_TINY) are set to 0 (see _push; a C constant there)
 
 
 def check_distribution(d, eta: float, m: int) -> np.ndarray:
@@ -234,11 +88,12 @@ class NZDD:
     def __init__(self, n_nodes, src, dst, label_ptr, labels, m):
         self.n_nodes = int(n_nodes)
         self.m = int(m)
-        self.src = src
-        self.dst = dst
-        self.label_ptr = label_ptr
-        self.labels = labels
-        self.out_ptr = np.searchsorted(src, np.arange(self.n_nodes + 1)).astype(np.int64)
+        # contiguous int64, as the compiled kernels take them (no copy where they are already)
+        self.src = np.ascontiguousarray(src, dtype=np.int64)
+        self.dst = np.ascontiguousarray(dst, dtype=np.int64)
+        self.label_ptr = np.ascontiguousarray(label_ptr, dtype=np.int64)
+        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        self.out_ptr = np.searchsorted(self.src, np.arange(self.n_nodes + 1)).astype(np.int64)
 
     @classmethod
     def from_edges(cls, n_nodes, src, dst, label_ptr, labels, m, keep=None):

@@ -40,11 +40,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from numba import njit
 
+# The chains' loop, compiled (marginboost.average_margin._nzdd_stumps).
+from marginboost.average_margin._nzdd_stumps import _stump_chains
 from marginboost.average_margin.nzdd import NZDD, check_distribution
 from marginboost.average_margin.stump_oracle import cut_codes, stump_average_margin, stump_max_edge
-from marginboost.weak_learners.stumps import Stump, midpoint, presort
+from marginboost.weak_learners.stumps import Stump, presort
 
 __all__ = ["StumpNZDD", "build_margins_nzdd", "build_stump_nzdd", "data_fingerprint"]
 
@@ -58,88 +59,6 @@ def data_fingerprint(X: np.ndarray, y: np.ndarray) -> str:
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
     return h.hexdigest()
-
-
-@njit(cache=True)
-def _stump_chains(vals, order, pos, n_blocks, key1, key2):
-    """All edges of the stump NZDD and, per path, its cross edge, stump and 128-bit hash."""
-    p, m = vals.shape
-    n_chains = 2 * p
-    n_nodes = 2 + 2 * 2 * n_blocks.sum()
-    n_edges = 2 * (3 * n_blocks.sum() + p)
-    n_paths = 2 * (n_blocks.sum() + p)
-    leaf = n_nodes - 1
-    src = np.empty(n_edges, np.int64)
-    dst = np.empty(n_edges, np.int64)
-    label_ptr = np.empty(n_edges + 1, np.int64)
-    labels = np.empty(n_chains * m, np.int64)
-    cross = np.empty(n_paths, np.int64)
-    feature = np.empty(n_paths, np.int64)
-    threshold = np.empty(n_paths)
-    sign = np.empty(n_paths)
-    h1 = np.empty(n_paths, np.uint64)
-    h2 = np.empty(n_paths, np.uint64)
-    starts = np.empty(m + 1, np.int64)
-    node = 1
-    e = 0
-    lab = 0
-    path = 0
-    for j in range(p):
-        k = 0
-        for idx in range(m):
-            if idx == 0 or vals[j, idx] != vals[j, idx - 1]:
-                starts[k] = idx
-                k += 1
-        starts[k] = m
-        for o in range(2):
-            left_pos = o == 1  # s = +1: negatives left of theta; s = -1: positives
-            a0 = node - 1  # a_t = a0 + t for t >= 1; a_0 is the root
-            c0 = node + k  # c_t = c0 + t for t < k; c_k is the leaf
-            node += 2 * k
-            for side in range(2):  # prefix chain (left labels), then suffix chain (right labels)
-                for t in range(1, k + 1):
-                    if side == 0:
-                        src[e] = 0 if t == 1 else a0 + t - 1
-                        dst[e] = a0 + t
-                    else:
-                        src[e] = c0 + t - 1
-                        dst[e] = leaf if t == k else c0 + t
-                    label_ptr[e] = lab
-                    for idx in range(starts[t - 1], starts[t]):
-                        i = order[j, idx]
-                        if (pos[i] == left_pos) == (side == 0):
-                            labels[lab] = i
-                            lab += 1
-                    e += 1
-            g1 = np.uint64(0)
-            g2 = np.uint64(0)
-            for i in range(m):  # cut 0: everything right of theta
-                if pos[i] != left_pos:
-                    g1 ^= key1[i]
-                    g2 ^= key2[i]
-            for t in range(k + 1):
-                if t > 0:  # moving block t to the left flips the side of all its examples
-                    for idx in range(starts[t - 1], starts[t]):
-                        g1 ^= key1[order[j, idx]]
-                        g2 ^= key2[order[j, idx]]
-                src[e] = 0 if t == 0 else a0 + t
-                dst[e] = leaf if t == k else c0 + t
-                label_ptr[e] = lab
-                cross[path] = e
-                e += 1
-                h1[path] = g1
-                h2[path] = g2
-                if t == 0 or t == k:  # constant: +1 where everything is on the +1 side
-                    feature[path] = 0
-                    threshold[path] = -np.inf
-                    sign[path] = 1.0 if (t == 0) == (o == 0) else -1.0
-                else:
-                    feature[path] = j
-                    threshold[path] = midpoint(vals[j, starts[t] - 1], vals[j, starts[t]])
-                    sign[path] = 1.0 if o == 0 else -1.0
-                path += 1
-    label_ptr[e] = lab
-    return n_nodes, src, dst, label_ptr, labels, cross, feature, threshold, sign, h1, h2
 
 
 @dataclass(frozen=True)

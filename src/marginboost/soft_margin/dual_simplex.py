@@ -13,7 +13,7 @@ pricing over 12-byte sparse entries spend about 0.8 ms a pivot at ringnorm's 740
 (design.md, "Performance facts"), and a round needs 100-400 pivots. Here
 
 * the basis inverse ``B^-1`` is kept explicitly (R x R, updated by the product form in
-  O(R^2) a pivot, in one pass that also gives the new row norms; recomputed by LAPACK every
+  O(R^2) a pivot, together with the new row norms; recomputed by LAPACK every
   :data:`REFACTOR_EVERY` pivots or when the bookkeeping disagrees with itself);
 * the pivot row ``alpha = rho^T A`` (``rho`` = row r of ``B^-1``) needs ``U rho`` over all m
   examples, which for +-1 hypotheses is one byte-table product of
@@ -43,10 +43,20 @@ HiGHS' to 1e-9 round by round on recorded LPBoost sequences.
 from __future__ import annotations
 
 import highspy
-import numba
 import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
+from marginboost.soft_margin._dual_simplex import (  # noqa: F401  the compiled steps of every pivot
+    _SCAN_POPS,
+    _bfrt,
+    _eta_update,
+    _heap_pops,
+    _scan_pops,
+    _sift_down,
+    _squared_norm,
+    _step_duals,
+    _steepest_infeasible,
+)
 from marginboost.soft_margin.objectives import SoftMargin
 from marginboost.soft_margin.restricted_lp import RestrictedMasterLP, SolverError
 
@@ -509,224 +519,3 @@ class DualSimplexMaster:
 
     def _row(self, k: int) -> np.ndarray:
         return self._rows.matrix.column(self._rows.row_col[k]).copy()
-
-
-# Two steps of every pivot, compiled: as numpy calls on the basis (R ~ 180) and the m reduced costs
-# (temporaries, a boolean mask) they cost 8 and 7.6 us a pivot of LPBoost on ringnorm (issue 17).
-# The same operations per entry, so the same bits.
-
-
-@numba.njit(cache=True, nogil=True)
-def _steepest_infeasible(xB, lo, hi, row_norms, tol):
-    """``argmax infeas^2 / row_norms`` (the first maximum, as ``np.argmax``) over the basic variables,
-    ``infeas = max(lo - xB, 0) + max(xB - hi, 0)`` taken as 0 up to ``tol``; -1 if none is infeasible.
-    The row norms are positive (``B`` is invertible), so a feasible variable scores 0 and an
-    infeasible one more, unless its score underflows: then, as ``np.argmax`` of all zeros, 0."""
-    best, best_score = -1, 0.0
-    for i in range(xB.shape[0]):
-        below = lo[i] - xB[i]
-        above = xB[i] - hi[i]
-        infeas = (below if below > 0.0 else 0.0) + (above if above > 0.0 else 0.0)
-        if infeas > tol:
-            score = infeas * infeas / row_norms[i]
-            if best < 0 or score > best_score:
-                best, best_score = i, score
-    if best < 0:
-        return -1
-    return best if best_score > 0.0 else 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _step_duals(y, rho, rc_d, alpha_d, pos_d, theta):
-    """``y += theta rho``; ``rc_d -= theta alpha_d``, then 0 where ``pos_d >= 0`` (the basic d_j)."""
-    for k in range(y.shape[0]):
-        y[k] += theta * rho[k]
-    for j in range(rc_d.shape[0]):
-        rc_d[j] = 0.0 if pos_d[j] >= 0 else rc_d[j] - theta * alpha_d[j]
-
-
-@numba.njit(cache=True, nogil=True)
-def _bfrt(alpha_d, rc_d, pos_d, upper, cap, rho, y, nonbasic_s, s, delta, pivot_tol, feas_tol):
-    """Bound-flipping ratio test with a Harris pass, for the dual step of sign ``s``.
-
-    Breakpoints: a nonbasic boxed ``d_j`` at 0 with ``s alpha_j > pivot_tol`` or at its cap with
-    ``s alpha_j < -pivot_tol`` (ratio ``rc_j / (s alpha_j)``), a nonbasic logical ``s_k`` with
-    ``s rho_k > pivot_tol`` (ratio ``-y_k / (s rho_k)``); negative ratios (rounding) count as 0.
-    Passing a breakpoint flips a ``d_j`` to its other bound and uses up ``|alpha_j| cap_j`` of the
-    slope ``delta`` (the leaving variable's infeasibility); a logical cannot flip. Breakpoints are
-    taken in ascending order (:func:`_scan_pops`, else from a binary heap, :func:`_heap_pops`). The
-    first one that uses up the slope ends the pass; among it and all later ones, those whose ratio
-    is within the Harris bound ``min (|rc| + feas_tol) / |s alpha|`` compete, the largest ``|alpha|``
-    entering. Returns ``(entering variable, its ratio, the d_j to flip)``, entering -1 if none.
-
-    Speed (issue 17; LPBoost on ringnorm at nu = 0.1m makes 45,000 of these, m = 7400, about 3600
-    breakpoints each, 2.9 flips on average): the d_j are gathered without a branch (every one
-    written, the count advanced for a breakpoint: the tests on bound and sign mispredicted) and
-    their ratios divided in a loop of their own; the first pops scan for the minimum instead of
-    building a heap of all breakpoints (33 of the 84 us); the Harris bound skips the division of a
-    breakpoint whose ratio is not below the bound so far (``(|rc| + tol) / |alpha| >= |rc| / |alpha|``
-    in floating point too: rounding is monotone). 84 -> 39 us a call, the same results: the scan
-    pops what the heap pops wherever the minimum is unique, and hands over to the heap otherwise.
-    """
-    m = alpha_d.shape[0]
-    R = rho.shape[0]
-    ratio = np.empty(m + R)
-    absb = np.empty(m + R)
-    width = np.empty(m + R)
-    absrc = np.empty(m + R)
-    rc_b = np.empty(m + R)  # the breakpoints' rc_j, then their s alpha_j in `absb` until the ratios
-    var = np.empty(m + R, dtype=np.int64)
-    n = 0
-    for j in range(m):
-        b = s * alpha_d[j]
-        at_cap = upper[j]
-        rc_b[n] = rc_d[j]
-        absb[n] = b
-        width[n] = cap[j]
-        var[n] = j
-        n += (pos_d[j] < 0) & (cap[j] > 0.0) & ((at_cap & (b < -pivot_tol)) | ((not at_cap) & (b > pivot_tol)))
-    for i in range(n):
-        r = rc_b[i] / absb[i]
-        ratio[i] = r if r > 0.0 else 0.0
-        absrc[i] = abs(rc_b[i])
-        absb[i] = abs(absb[i])
-    for k in range(R):
-        if not nonbasic_s[k]:
-            continue
-        b = s * rho[k]
-        if b <= pivot_tol:
-            continue
-        r = -y[k] / b
-        ratio[n] = r if r > 0.0 else 0.0
-        absb[n] = b
-        width[n] = np.inf
-        absrc[n] = abs(y[k])
-        var[n] = m + 1 + k
-        n += 1
-    flips = np.empty(0, dtype=np.int64)
-    if n == 0:
-        return -1, 0.0, flips
-    flipped = np.zeros(n, dtype=np.bool_)
-    popped = np.empty(n, dtype=np.int64)
-    last, n_flips, scanned = _scan_pops(ratio, absb, width, n, delta, flipped, popped)
-    if not scanned:
-        flipped[:] = False
-        last, n_flips = _heap_pops(ratio, absb, width, n, delta, flipped, popped)
-    if last < 0:
-        return -1, 0.0, flips
-    bound = np.inf
-    for i in range(n):
-        if ratio[i] < bound and not flipped[i]:
-            limit = (absrc[i] + feas_tol) / absb[i]
-            if limit < bound:
-                bound = limit
-    chosen = last
-    for i in range(n):
-        if not flipped[i] and ratio[i] <= bound and ratio[i] >= ratio[last] and absb[i] > absb[chosen]:
-            chosen = i
-    flips = var[np.sort(popped[:n_flips])]  # in ascending index, as _flip sums them
-    return var[chosen], ratio[chosen], flips
-
-
-_SCAN_POPS = 8  # pops by scanning before the heap takes over (flips: 2.9 on average, at most 613)
-
-
-@numba.njit(cache=True, nogil=True)
-def _scan_pops(ratio, absb, width, n, delta, flipped, popped):
-    """The breakpoints in ascending ratio, each found by a scan, until their slopes use up ``delta``:
-    ``(last, n_flips, True)`` as :func:`_heap_pops` returns it (the flipped marked in ``flipped`` and
-    listed in ``popped``), or ``(.., False)`` where the heap must decide: a minimum shared by two
-    breakpoints (the heap's order among ties is its own) or more than ``_SCAN_POPS`` pops."""
-    used = 0.0
-    n_flips = 0
-    for _ in range(min(n, _SCAN_POPS)):
-        best = -1
-        best_ratio = np.inf
-        ties = 0
-        for i in range(n):
-            if not flipped[i]:
-                v = ratio[i]
-                if v < best_ratio:
-                    best, best_ratio, ties = i, v, 0
-                elif v == best_ratio:
-                    ties += 1
-        if ties > 0 or best < 0:  # (best < 0: no finite ratio left; the heap's way decides)
-            return -1, 0, False
-        used += absb[best] * width[best]
-        if used >= delta:
-            return best, n_flips, True
-        flipped[best] = True
-        popped[n_flips] = best
-        n_flips += 1
-    if n_flips == n:
-        return -1, n_flips, True
-    return -1, 0, False
-
-
-@numba.njit(cache=True, nogil=True)
-def _heap_pops(ratio, absb, width, n, delta, flipped, popped):
-    """The breakpoints in ascending ratio from a binary heap, until their slopes use up ``delta``:
-    ``(last, n_flips)``, ``last`` the one that used it up (-1 if none did), the ones before it
-    marked in ``flipped`` and listed in ``popped``."""
-    heap = np.arange(n)
-    for start in range(n // 2 - 1, -1, -1):
-        _sift_down(heap, ratio, start, n)
-    size = n
-    used = 0.0
-    n_flips = 0
-    while size > 0:
-        top = heap[0]
-        size -= 1
-        heap[0] = heap[size]
-        _sift_down(heap, ratio, 0, size)
-        used += absb[top] * width[top]
-        if used >= delta:
-            return top, n_flips
-        flipped[top] = True
-        popped[n_flips] = top
-        n_flips += 1
-    return -1, n_flips
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _sift_down(heap, key, i, size):
-    """Restore the min-heap property of ``heap[:size]`` (by ``key``) below position ``i``."""
-    while True:
-        left = 2 * i + 1
-        if left >= size:
-            return
-        child = left
-        if left + 1 < size and key[heap[left + 1]] < key[heap[left]]:
-            child = left + 1
-        if key[heap[child]] < key[heap[i]]:
-            heap[i], heap[child] = heap[child], heap[i]
-            i = child
-        else:
-            return
-
-
-@numba.njit(cache=True, nogil=True)
-def _eta_update(Binv, alpha_q, r, row_norms):
-    """``B^-1 <- E B^-1`` for the pivot on ``alpha_q[r]`` (row r divided by it, ``alpha_q[i]`` times
-    the new row r subtracted from every other row i), and the squared row norms (the dual
-    steepest-edge weights) of the rows that changed."""
-    R = Binv.shape[0]
-    pivot = alpha_q[r]
-    for j in range(R):
-        Binv[r, j] /= pivot
-    row_norms[r] = _squared_norm(Binv[r])
-    for i in range(R):
-        a = alpha_q[i]
-        if i != r and a != 0.0:
-            for j in range(R):
-                Binv[i, j] -= a * Binv[r, j]
-            row_norms[i] = _squared_norm(Binv[i])
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc"})
-def _squared_norm(v):
-    """``v @ v``, summed in vector lanes (a pivoting weight: its last bits do not matter)."""
-    total = 0.0
-    for x in v:
-        total += x * x
-    return total

@@ -31,12 +31,23 @@ Hessian; this changes the Newton model, not the objective, which every step eval
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy.linalg.blas import dsyrk, ssyrk
 from scipy.linalg.lapack import dpotrf, dpotrs
 
 from marginboost.core.line_search import newton_line_search
 from marginboost.core.margin_matrix import as_margin_matrix
+from marginboost.soft_margin._entropic_master import (  # the compiled loops (_entropic_master.pyx)
+    _kkt_matrix,
+    _largest,
+    _lowers_a_zero,
+    _ratio_test,
+    _rows_between,
+    _scaled_centred_gram,
+    _stepped,
+    _support_with,
+    _symmetric_hessian,
+    _systematic_sample,
+)
 from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
 
@@ -152,95 +163,6 @@ def _free_rows(d, cap, cutoff, sample=None, threshold=None):
     return _rows_between(d, 0.0, cap, True, cutoff, sample, threshold)
 
 
-@njit(cache=True, nogil=True)
-def _rows_between(d, cap, caps, per_example, cutoff, sample, threshold):
-    """:func:`_free_rows` compiled (``threshold < 0``: never sampled)."""
-    floor = cutoff * _largest(d)
-    rows = np.empty(d.shape[0], dtype=np.int64)
-    n = 0
-    for i in range(d.shape[0]):
-        rows[n] = i
-        n += (d[i] < (caps[i] if per_example else cap) * (1.0 - 1e-12)) & (d[i] > floor)
-    if threshold < 0 or n <= threshold:
-        return rows[:n].copy(), 0.0, False
-    free = rows[:n]
-    picked, total = _systematic_sample(d[free], sample)
-    return free[picked], total, True
-
-
-@njit(cache=True, nogil=True)
-def _largest(d):
-    """``max(d)`` (no NaN in ``d``) by four running maxima: a single one waits at each example on the
-    comparison before, 4.3 us at m = 7400, a third of :func:`_rows_between` (issue 17)."""
-    m0 = m1 = m2 = m3 = d[0]
-    n = d.shape[0]
-    for i in range(0, n - 3, 4):
-        m0 = max(m0, d[i])
-        m1 = max(m1, d[i + 1])
-        m2 = max(m2, d[i + 2])
-        m3 = max(m3, d[i + 3])
-    for i in range(n - n % 4, n):
-        m0 = max(m0, d[i])
-    return max(max(m0, m1), max(m2, m3))
-
-
-@njit(cache=True, nogil=True)
-def _symmetric_hessian(upper, eta, total, mean, centre):
-    """``eta (S - total mean mean^T)`` (``centre``) or ``eta S`` as a float64 symmetric matrix, ``S``
-    given by its upper triangle ``upper`` (syrk's output, float32 or float64): one pass where the
-    numpy version (triu, astype, transpose-add, outer, scale) took five passes and temporaries, with
-    the KKT matrix about 60 us a round at k = 200 (twonorm; issue 17). The same operations per
-    entry, so the same bits."""
-    k = upper.shape[0]
-    out = np.empty((k, k))
-    for i in range(k):
-        for j in range(k):
-            x = np.float64(upper[i, j] if i <= j else upper[j, i])
-            if centre:
-                x = x - total * (mean[i] * mean[j])
-            out[i, j] = eta * x
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _scaled_centred_gram(S, s, n, scale):
-    """``scale * (n S - s s^T)`` as float64, from the integers of :meth:`sign_gram`: the difference
-    exact in int64, then one rounding to float64 and one product per entry, as numpy's five passes
-    (``n * S``, ``outer``, ``-``, ``astype``, ``*``; 10 us at k = 100) gave it."""
-    k = s.shape[0]
-    out = np.empty((k, k))
-    for i in range(k):
-        for j in range(k):
-            out[i, j] = scale * np.float64(n * S[i, j] - s[i] * s[j])
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _systematic_sample(c, sample):
-    """Systematic sampling in proportion to ``c``: the index of the entry each of the points
-    ``(k + 1/2) C / sample`` (k < sample, C = sum c) falls in on the cumulative sums, and C.
-
-    ``np.searchsorted(np.cumsum(c), points, side='right')`` (capped at the last index) in one
-    merge-like pass, the points being sorted: 1 ms at 10^5 free examples, a tenth of a Newton
-    step's Hessian, now 0.3 ms (issue 17). The same sums in the same order: the same picks.
-    """
-    n = c.shape[0]
-    cumulative = np.empty(n)
-    running = 0.0
-    for i in range(n):
-        running += c[i]
-        cumulative[i] = running
-    step = cumulative[n - 1] / sample
-    picked = np.empty(sample, dtype=np.int64)
-    i = 0
-    for k in range(sample):
-        point = (k + 0.5) * step
-        while i < n and cumulative[i] <= point:
-            i += 1
-        picked[k] = min(i, n - 1)
-    return picked, cumulative[n - 1]
-
-
 def _newton_direction(U, w, d, g, support, objective, cap, cutoff, sample=None, single=False):
     """Newton step of the quadratic model restricted to the face ``{v : v_S free, sum v = 0}``,
     with the Hessian ``H`` of :func:`_face_hessian` (in float32 with ``single``): the solution of
@@ -285,19 +207,6 @@ def _face_newton_step(H, reg, g, by_cholesky=True):
         return np.linalg.solve(kkt, rhs)[:k]
     except np.linalg.LinAlgError:  # singular despite the ridge (duplicate columns): least squares
         return np.linalg.lstsq(kkt, rhs, rcond=None)[0][:k]
-
-
-@njit(cache=True, nogil=True)
-def _kkt_matrix(H, reg):
-    """``[[H + reg I, 1], [1^T, 0]]``: the equality-constrained Newton system's matrix."""
-    k = H.shape[0]
-    kkt = np.zeros((k + 1, k + 1))
-    for i in range(k):
-        for j in range(k):
-            kkt[i, j] = H[i, j] + reg if i == j else H[i, j] + 0.0
-        kkt[i, k] = 1.0
-        kkt[k, i] = 1.0
-    return kkt
 
 
 def solve_entropic_master(
@@ -403,59 +312,6 @@ def solve_entropic_master(
         w = _stepped(w, lam, v, lam >= lam_max, blocking)
         w /= w.sum()
     raise AssertionError("unreachable: the last iteration returns")
-
-
-# The active-set bookkeeping of one iteration, compiled: as numpy calls on arrays of t entries
-# (flatnonzero, insert, boolean masks, a ratio test, clip) it cost about 25 us a Newton step at
-# t = 100, a tenth of the Newton rule's update on ringnorm (issue 17). The same operations per
-# entry, so the same bits; the dot products and the sum stay numpy's (their order of summation).
-
-
-@njit(cache=True, nogil=True)
-def _support_with(w, j):
-    """The indices ``i`` with ``w_i > 0``, and ``j``, in increasing order."""
-    out = np.empty(w.shape[0], dtype=np.int64)
-    n = 0
-    for i in range(w.shape[0]):
-        out[n] = i
-        n += (w[i] > 0.0) | (i == j)
-    return out[:n].copy()
-
-
-@njit(cache=True, nogil=True)
-def _lowers_a_zero(w, v):
-    """Whether some ``v_i < 0`` where ``w_i <= 0`` (the step would push a zero weight negative)."""
-    for i in range(w.shape[0]):
-        if w[i] <= 0.0 and v[i] < 0.0:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def _ratio_test(w, v):
-    """``(blocking, lam_max)``: the largest ``lam`` with ``w + lam v >= 0`` is ``min_{v_i < 0} w_i / -v_i``,
-    reached first at ``blocking`` (the smallest such index); ``(-1, inf)`` when no ``v_i < 0``."""
-    blocking = -1
-    lam_max = np.inf
-    for i in range(w.shape[0]):
-        if v[i] < 0.0:
-            ratio = w[i] / -v[i]
-            if blocking < 0 or ratio < lam_max:
-                blocking, lam_max = i, ratio
-    return blocking, lam_max
-
-
-@njit(cache=True, nogil=True)
-def _stepped(w, lam, v, blocked, blocking):
-    """``max(w + lam v, 0)``, with ``w_blocking = 0`` exactly when the step reaches the boundary
-    (``blocked``); ``+0`` for ``-0``, as ``np.clip`` gives it."""
-    out = np.empty(w.shape[0])
-    for i in range(w.shape[0]):
-        x = w[i] + lam * v[i]
-        if blocked and i == blocking:
-            x = 0.0
-        out[i] = x if (x > 0.0) | (x != x) else 0.0
-    return out
 
 
 def _unit_step(objective, q, delta, lam_max, slope_at_zero):

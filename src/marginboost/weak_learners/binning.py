@@ -21,6 +21,10 @@ Either way ``t_b = midpoint(u_k, u_{k+1})`` with ``u_k`` the largest value of bi
 Thresholds may also be given (e.g. fitted by :func:`bin_thresholds` on a sample); bins the
 training data leave empty are then never cut. In every case ``lower``/``upper`` are the smallest
 and largest *training* value in each bin, computed while coding.
+
+The loops are compiled ahead of time (``_binning.pyx``, imported here under their names); the
+coding pass over given thresholds takes X of any layout and of the dtypes :func:`as_2d_numeric`
+keeps, and runs on ``n_jobs`` OpenMP threads.
 """
 from __future__ import annotations
 
@@ -28,17 +32,18 @@ import math
 import numbers
 from dataclasses import dataclass
 
-import numba
 import numpy as np
-from numba import njit, prange
 
-from marginboost.weak_learners.stumps import midpoint
+from marginboost.weak_learners._binning import (  # noqa: F401 (the kernels keep their names here)
+    _cut_positions,
+    _encode,
+    _runs,
+    _scatter_codes,
+    _thresholds_at,
+    max_threads,
+)
 
 __all__ = ["BinnedFeatures", "Bins", "bin_features", "bin_thresholds"]
-
-# Rows coded per pass over the features: a block of C-ordered X stays in cache while each
-# feature reads its strided column.
-_BLOCK_ROWS = 1024
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,27 +93,17 @@ def check_max_bins(max_bins) -> int:
 
 
 def n_threads(n_jobs) -> int:
-    """Numba threads for ``n_jobs``: None or 1 -> 1 (serial kernels), -1 -> all, k -> min(k, all)."""
+    """OpenMP threads for ``n_jobs``: None or 1 -> 1 (serial kernels), -1 -> all, k -> min(k, all).
+
+    "All" is OpenMP's ``omp_get_max_threads()`` now (the CPUs, or ``OMP_NUM_THREADS``, or a
+    ``threadpoolctl.threadpool_limits`` in force; 1 in a build without OpenMP), as scikit-learn
+    counts them; the kernels also cap their threads at it when they run."""
     if n_jobs is None:
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs!r}")
-    available = numba.config.NUMBA_NUM_THREADS
+    available = max_threads()
     return available if n_jobs == -1 else min(int(n_jobs), available)
-
-
-def run_kernel(serial, parallel, threads: int, *args):
-    """Call ``serial(*args)``, or ``parallel(*args)`` on ``threads`` numba threads."""
-    if threads == 1:
-        return serial(*args)
-    previous = numba.get_num_threads()
-    if previous == threads:  # setting and restoring it cost 1.5 us a call, twice a tree
-        return parallel(*args)
-    numba.set_num_threads(threads)
-    try:
-        return parallel(*args)
-    finally:
-        numba.set_num_threads(previous)
 
 
 def as_2d_numeric(X) -> np.ndarray:
@@ -123,40 +118,6 @@ def as_2d_numeric(X) -> np.ndarray:
     if X.dtype.kind in "iu" or X.dtype in (np.float32, np.float64):
         return X
     return X.astype(np.float64)
-
-
-@njit(cache=True)
-def _cut_positions(counts, max_bins):
-    """Indices k after which a bin ends (see the module docstring)."""
-    K = counts.shape[0]
-    if K <= max_bins:
-        return np.arange(K - 1)
-    cuts = np.empty(max_bins - 1, dtype=np.int64)
-    n_cuts = 0
-    remaining = 0
-    for k in range(K):
-        remaining += counts[k]
-    in_bin = 0
-    for k in range(K - 1):
-        in_bin += counts[k]
-        bins_left = max_bins - n_cuts
-        if bins_left == 1:
-            break
-        # In integers: 2 in_bin + c_{k+1} > 2 remaining / bins_left.
-        if K - 1 - k == bins_left - 1 or (2 * in_bin + counts[k + 1]) * bins_left > 2 * remaining:
-            cuts[n_cuts] = k
-            n_cuts += 1
-            remaining -= in_bin
-            in_bin = 0
-    return cuts[:n_cuts]
-
-
-@njit(cache=True)
-def _thresholds_at(values, cuts):
-    out = np.empty(cuts.shape[0])
-    for b in range(cuts.shape[0]):
-        out[b] = midpoint(values[cuts[b]], values[cuts[b] + 1])
-    return out
 
 
 def distinct_counts(column) -> tuple[np.ndarray, np.ndarray]:
@@ -202,84 +163,6 @@ def pad_thresholds(thresholds, p: int, max_bins: int) -> tuple[np.ndarray, np.nd
     return padded, n_bins
 
 
-@njit(cache=True, nogil=True)
-def _runs(ordered):
-    """The distinct values of a sorted column and their counts (NaNs, unequal to all, one each).
-
-    The runs' starts are found in one branch-free pass (each position written, the count of runs
-    advanced where a new value begins) and the counts are the starts' differences: 28 -> 5 us at
-    m = 7400, where the counts summed one example at a time waited on each other (issue 17)."""
-    n = ordered.shape[0]
-    starts = np.empty(n + 1, dtype=np.int64)
-    n_runs = 0
-    for r in range(n):
-        starts[n_runs] = r
-        n_runs += r == 0 or ordered[r] != ordered[r - 1]
-    starts[n_runs] = n
-    values = np.empty(n_runs)
-    counts = np.empty(n_runs, dtype=np.int64)
-    for k in range(n_runs):
-        values[k] = ordered[starts[k]]
-        counts[k] = starts[k + 1] - starts[k]
-    return values, counts
-
-
-@njit(cache=True, nogil=True)
-def _scatter_codes(ordered, order, bin_of_value, codes_j):
-    """``codes_j[order[r]] = bin_of_value[k]``, k the distinct value at sorted position r."""
-    k = -1
-    for r in range(order.shape[0]):
-        k += r == 0 or ordered[r] != ordered[r - 1]
-        codes_j[order[r]] = bin_of_value[k]
-
-
-@njit(cache=True, nogil=True)
-def _encode_feature(X, j, start, stop, thr_j, n_thr, codes_j, lower_j, upper_j, counts_j):
-    """Code rows [start, stop) of feature j: binary search for the number of thresholds < x."""
-    finite = True
-    for i in range(start, stop):
-        x = float(X[i, j])
-        if not math.isfinite(x):
-            finite = False
-        lo = 0
-        hi = n_thr
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if thr_j[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        codes_j[i] = lo
-        counts_j[lo] += 1
-        if x < lower_j[lo]:
-            lower_j[lo] = x
-        if x > upper_j[lo]:
-            upper_j[lo] = x
-    return finite
-
-
-# Serial and parallel drivers share _encode_feature: each feature's work, and so its result, is
-# the same whichever thread does it.
-@njit(cache=True, nogil=True)
-def _encode(X, thr, n_bins, codes, lower, upper, counts, finite):
-    m, p = X.shape
-    for start in range(0, m, _BLOCK_ROWS):
-        stop = min(start + _BLOCK_ROWS, m)
-        for j in range(p):
-            ok = _encode_feature(X, j, start, stop, thr[j], n_bins[j] - 1, codes[j], lower[j], upper[j], counts[j])
-            finite[j] = finite[j] and ok
-
-
-@njit(cache=True, parallel=True)
-def _encode_parallel(X, thr, n_bins, codes, lower, upper, counts, finite):
-    m, p = X.shape
-    for start in range(0, m, _BLOCK_ROWS):
-        stop = min(start + _BLOCK_ROWS, m)
-        for j in prange(p):
-            ok = _encode_feature(X, j, start, stop, thr[j], n_bins[j] - 1, codes[j], lower[j], upper[j], counts[j])
-            finite[j] = finite[j] and ok
-
-
 def encode(X: np.ndarray, thresholds: np.ndarray, n_bins: np.ndarray, threads: int = 1):
     """Codes (p, m) uint8 of X and per-bin lower, upper, counts over its rows."""
     m, p = X.shape
@@ -289,7 +172,7 @@ def encode(X: np.ndarray, thresholds: np.ndarray, n_bins: np.ndarray, threads: i
     upper = np.full((p, width), -np.inf)
     counts = np.zeros((p, width), dtype=np.int64)
     finite = np.ones(p, dtype=np.bool_)
-    run_kernel(_encode, _encode_parallel, threads, X, thresholds, n_bins, codes, lower, upper, counts, finite)
+    _encode(X, thresholds, n_bins, codes, lower, upper, counts, finite.view(np.uint8), threads)
     if not finite.all():
         raise ValueError(f"X must be finite: feature {int(np.argmin(finite))} has NaN or infinite values")
     return codes, lower, upper, counts
@@ -299,7 +182,7 @@ def bin_features(X, max_bins: int = 255, thresholds=None, n_jobs=None) -> Binned
     """Bin the columns of X (float32, float64 or integer; not copied to float64).
 
     ``thresholds``: None to fit them on X (module docstring), or one increasing array per feature.
-    ``n_jobs``: numba threads for the coding pass over given thresholds (None or 1: serial; the
+    ``n_jobs``: OpenMP threads for the coding pass over given thresholds (None or 1: serial; the
     result is the same); thresholds fitted here come with their codes from one sort (:func:`_fit_bins`).
     """
     max_bins = check_max_bins(max_bins)

@@ -38,11 +38,17 @@ examples. The bins' example counts are kept alongside (they say which bins hold 
 node) and subtract exactly. A subtracted sum rounds differently from the direct one, by about an
 ulp of the parent's bin, as any other order of summation would: the hypotheses are still the exact
 learners' up to ties within rounding, and where the sums are exact (dyadic ``d``) they are equal.
-``n_jobs`` spreads the histograms over contiguous groups of features (numba ``prange``); each
+``n_jobs`` spreads the histograms over contiguous groups of features (an OpenMP ``prange``); each
 feature's histogram is still summed by one thread in example order, and the sweep runs serially in
 feature order, so the result is bit-identical to the serial one. The histogram code works on any
 row block of the sample: the Dask learners (:mod:`.dask_histogram`) run it per partition, every
 node summed directly, and add the blocks.
+
+The loops are compiled ahead of time (``_histogram.pyx``, imported here under their names): each
+sums in the same order as the plain loops, with no fused multiply-add, so the same bits. They take
+C-contiguous arrays (``codes`` uint8 (p, m), ``w`` float64, the routing arrays int64) and release
+the GIL; the threads of ``n_jobs`` are capped, at each call, at OpenMP's ``omp_get_max_threads()``
+(so ``threadpoolctl.threadpool_limits`` holds).
 """
 from __future__ import annotations
 
@@ -50,302 +56,33 @@ import numbers
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
 
+from marginboost.weak_learners._histogram import SPLIT_TOL as _COMPILED_SPLIT_TOL
+from marginboost.weak_learners._histogram import (  # noqa: F401 (the kernels keep their names here)
+    _best_bin_splits,
+    _best_bin_stump,
+    _complete_siblings,
+    _descend,
+    _node_sums,
+    _root_hist,
+    _root_sums,
+    _route_and_sum,
+    _rows_hist,
+    _sibling_plan,
+    _sum,
+)
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
-from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads, run_kernel
+from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import Stump, midpoint
-from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits, node_stats
+from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits
 
 __all__ = ["HistogramStump", "HistogramTree"]
 
-
-# ------------------------------------------------------------------ histograms (any row block)
-
-
-# Rows per block: a block of w (and of the nodes) stays in cache while the features of a group
-# sweep it, so w is read once per group rather than once per feature.
-_BLOCK_ROWS = 4096
-
-
-@njit(cache=True, nogil=True)
-def _group_hist(codes, w, hist, j0, j1):
-    """Add w into the histograms of features j0 .. j1-1, each in example order.
-
-    Two features per pass over the block: their updates are independent, so the processor
-    overlaps them (one feature's chain of read-add-write to its bins stalled when consecutive
-    examples share a bin); 58 -> 45 us at 7400 x 20 (issue 17). Each bin still sums its
-    examples in example order: the same bits."""
-    m = codes.shape[1]
-    for start in range(0, m, _BLOCK_ROWS):
-        stop = min(start + _BLOCK_ROWS, m)
-        for j in range(j0, j1 - 1, 2):
-            codes_a, codes_b = codes[j], codes[j + 1]
-            hist_a, hist_b = hist[j], hist[j + 1]
-            for i in range(start, stop):
-                hist_a[codes_a[i]] += w[i]
-                hist_b[codes_b[i]] += w[i]
-        if (j1 - j0) % 2:
-            codes_j = codes[j1 - 1]
-            hist_j = hist[j1 - 1]
-            for i in range(start, stop):
-                hist_j[codes_j[i]] += w[i]
-
-
-@njit(cache=True, nogil=True)
-def _group_rows_hist(codes, rows, w_rows, offset_rows, hist, count, j0, j1):
-    """Per node, as :func:`_group_hist` (two features a pass), over the examples ``rows`` (increasing),
-    with their ``w`` and their node's offset ``node * W`` gathered (:func:`_route_and_sum`), into rows
-    ``hist[j]`` of (node, bin) pairs laid out flat, and the examples of each (node, bin) into
-    ``count[j]``. The indices are unsigned: with int64 ones each index paid numba's test for a
-    negative index, and the pass over all 7400 x 20 examples took 164 us, now 96 (issue 17). Over
-    the subtraction's smaller children (a third of the examples, random splits of ringnorm) 36 us,
-    where the pass over all examples with a test of each one's node (the kernel before) took 68."""
-    n = rows.shape[0]
-    for start in range(0, n, _BLOCK_ROWS):
-        stop = min(start + _BLOCK_ROWS, n)
-        for j in range(j0, j1 - 1, 2):
-            codes_a, codes_b = codes[j], codes[j + 1]
-            hist_a, hist_b = hist[j], hist[j + 1]
-            count_a, count_b = count[j], count[j + 1]
-            for r in range(start, stop):
-                i = rows[r]
-                x = w_rows[r]
-                ka = offset_rows[r] + np.uint64(codes_a[i])
-                kb = offset_rows[r] + np.uint64(codes_b[i])
-                hist_a[ka] += x
-                hist_b[kb] += x
-                count_a[ka] += 1
-                count_b[kb] += 1
-        if (j1 - j0) % 2:
-            codes_j = codes[j1 - 1]
-            hist_j = hist[j1 - 1]
-            count_j = count[j1 - 1]
-            for r in range(start, stop):
-                k = offset_rows[r] + np.uint64(codes_j[rows[r]])
-                hist_j[k] += w_rows[r]
-                count_j[k] += 1
-
-
-# Serial and parallel drivers run the same group functions over ``n_groups`` contiguous groups
-# of features; a feature's histogram is summed by one thread in example order either way.
-@njit(cache=True, nogil=True)
-def _root_hist(codes, w, hist, n_groups):
-    p = codes.shape[0]
-    for g in range(n_groups):
-        _group_hist(codes, w, hist, g * p // n_groups, (g + 1) * p // n_groups)
-
-
-@njit(cache=True, parallel=True)
-def _root_hist_parallel(codes, w, hist, n_groups):
-    p = codes.shape[0]
-    for g in prange(n_groups):
-        _group_hist(codes, w, hist, g * p // n_groups, (g + 1) * p // n_groups)
-
-
-@njit(cache=True, nogil=True)
-def _rows_hist(codes, rows, w_rows, offset_rows, hist, count, n_groups):
-    p = codes.shape[0]
-    for g in range(n_groups):
-        _group_rows_hist(codes, rows, w_rows, offset_rows, hist, count, g * p // n_groups, (g + 1) * p // n_groups)
-
-
-@njit(cache=True, parallel=True)
-def _rows_hist_parallel(codes, rows, w_rows, offset_rows, hist, count, n_groups):
-    p = codes.shape[0]
-    for g in prange(n_groups):
-        _group_rows_hist(codes, rows, w_rows, offset_rows, hist, count, g * p // n_groups, (g + 1) * p // n_groups)
-
-
-@njit(cache=True, nogil=True)
-def _sum(w):
-    total = 0.0
-    for i in range(w.shape[0]):  # in example order, as the exact stump sums
-        total += w[i]
-    return total
-
-
-# A level's walks go down by one pass over the examples per internal node (a select the compiler
-# vectorises) when there are at most this many nodes to pass; otherwise each example walks alone.
-_MAX_NODE_PASSES = 8
-# Node sums of one pass keep this many nodes' sums in registers (see _node_sums).
-_NODES_PER_PASS = 4
-
-
-@njit(cache=True, nogil=True)
-def _descend(codes, feature, cut, left, right, start):
-    """The node each example reaches (``code <= cut`` goes left), walking down from ``start[i]``
-    (an ancestor of it; empty: from the root).
-
-    Children have larger indices than their parent (:class:`_BinTree` appends them), so one sweep
-    over the internal nodes at or below the lowest start, in index order, takes every example
-    down: when node s is passed, every example that goes through s has reached it. Each pass is a
-    select over all examples, which the compiler vectorises: 0.5-1 us at m = 7400, where the walk
-    one example at a time took 19 us for a single step (issue 17). Beyond ``_MAX_NODE_PASSES``
-    internal nodes (deep trees from the root) the per-example walk is cheaper."""
-    m = codes.shape[1]
-    from_root = start.shape[0] == 0
-    lowest = 0 if from_root else start.min()
-    n_passes = 0
-    for k in range(lowest, feature.shape[0]):
-        n_passes += feature[k] >= 0
-    leaf = np.zeros(m, dtype=np.int64) if from_root else start.copy()
-    if n_passes > _MAX_NODE_PASSES:
-        for i in range(m):
-            k = leaf[i]
-            while feature[k] >= 0:
-                k = left[k] if codes[feature[k], i] <= cut[k] else right[k]
-            leaf[i] = k
-        return leaf
-    for k in range(lowest, feature.shape[0]):
-        if feature[k] < 0:
-            continue
-        row, c, lo, hi = codes[feature[k]], cut[k], left[k], right[k]
-        for i in range(m):
-            leaf[i] = (hi if row[i] > c else lo) if leaf[i] == k else leaf[i]
-    return leaf
-
-
-@njit(cache=True, nogil=True)
-def _node_sums(leaf, first, n_nodes, w):
-    """:func:`.trees.node_stats` of the ``n_nodes <= 2 * _NODES_PER_PASS`` nodes ``first,
-    first + 1, ...``, example i in node ``leaf[i]`` (outside them: in none): per node ``S(N)``,
-    ``sum |w_i|``, some ``w_i > 0``, some ``w_i < 0``, each sum in example order, so the same bits.
-
-    Up to ``_NODES_PER_PASS`` nodes a pass, their sums in registers: every example adds ``w_i`` times
-    1 or 0 to each (``x + (+-0.0)`` is ``x``: the sums start at +0 and a sum that cancels is +0,
-    never -0). Summed in memory, ``total[n] += w_i`` waits on the store of the previous example's
-    sum to the same node: 14 us for two nodes at m = 7400, in registers 9 us for up to four (issue
-    17). The 0/1 factors are arithmetic, not selects: ``x if n == 0 else 0.0`` compiled to a branch
-    on the example's node, which no predictor guesses on a new tree: 12 us with the inputs of the
-    previous call, 54 us on new ones (four nodes, random), 19 us for the products either way."""
-    total = np.zeros(n_nodes)
-    mass = np.zeros(n_nodes)
-    has_pos = np.zeros(n_nodes, dtype=np.bool_)
-    has_neg = np.zeros(n_nodes, dtype=np.bool_)
-    for g in range(0, n_nodes, _NODES_PER_PASS):
-        t0 = t1 = t2 = t3 = 0.0
-        a0 = a1 = a2 = a3 = 0.0
-        pos = np.int64(0)  # bit j: some w_i > 0 in node g + j
-        neg = np.int64(0)
-        limit = min(_NODES_PER_PASS, n_nodes - g)  # nodes of this pass
-        for i in range(w.shape[0]):
-            n = leaf[i] - first - g
-            x = w[i]
-            ax = abs(x)
-            e0 = np.float64(n == 0)
-            e1 = np.float64(n == 1)
-            e2 = np.float64(n == 2)
-            e3 = np.float64(n == 3)
-            t0 += x * e0
-            t1 += x * e1
-            t2 += x * e2
-            t3 += x * e3
-            a0 += ax * e0
-            a1 += ax * e1
-            a2 += ax * e2
-            a3 += ax * e3
-            bit = np.int64((n >= 0) & (n < limit)) << (n & 63)
-            pos |= bit * np.int64(x > 0.0)
-            neg |= bit * np.int64(x < 0.0)
-        sums = ((t0, a0), (t1, a1), (t2, a2), (t3, a3))
-        for j in range(limit):
-            total[g + j], mass[g + j] = sums[j]
-            has_pos[g + j] = (pos >> j) & 1
-            has_neg[g + j] = (neg >> j) & 1
-    return total, mass, has_pos, has_neg
-
-
-@njit(cache=True, nogil=True)
-def _route_and_sum(codes, w, feature, cut, left, right, active_pos, n_nodes, width, start, summed):
-    """Each example's node (:func:`_descend` from ``start``), per node of the level
-    :func:`_node_sums`, and the examples whose histograms are summed: those at positions ``k`` of
-    the level with ``summed[k + 1]`` 1 (``summed``: a first 0, for examples in no node of the level,
-    then one entry per position; empty: none), as ``(rows, offsets, w)``: the examples in increasing
-    order (uint64), their node's offset ``k * width`` in the level's histograms (uint64) and their
-    ``w``, compacted without a branch (:func:`_group_rows_hist` takes them).
-
-    ``start``: the node of each example one level up in the same tree, from which its walk
-    resumes; empty: from the root. The nodes of a level are consecutive indices in a tree grown by
-    :class:`_BinTree` (children are appended), so an example's position in the level is its node
-    minus the first one's, with no lookup; levels of more than ``2 * _NODES_PER_PASS`` nodes, or
-    not consecutive, are summed in memory by :func:`.trees.node_stats`. The one-example-at-a-time
-    walk with the sums in memory took 34 us a level at 7400 x 20, depth 2; now about 12 (issue 17)."""
-    leaf = _descend(codes, feature, cut, left, right, start)
-    m = leaf.shape[0]
-    first = -1
-    consecutive = True
-    for k in range(active_pos.shape[0]):
-        if active_pos[k] >= 0:
-            first = k - active_pos[k] if first < 0 else first
-            consecutive &= active_pos[k] == k - first
-    if consecutive and n_nodes <= 2 * _NODES_PER_PASS:
-        sums = _node_sums(leaf, first, n_nodes, w)
-    else:  # deep levels, or nodes not consecutive: sums in memory
-        position = np.empty(m, dtype=np.int64)
-        for i in range(m):
-            position[i] = active_pos[leaf[i]]
-        sums = node_stats(w, position, n_nodes)
-    rows = np.empty(m if summed.shape[0] else 0, dtype=np.uint64)
-    offset_rows = np.empty(rows.shape[0], dtype=np.uint64)
-    w_rows = np.empty(rows.shape[0])
-    n = 0
-    for i in range(rows.shape[0]):
-        k = active_pos[np.uint64(leaf[i])]  # unsigned indices: no test for a negative one
-        rows[n] = i
-        offset_rows[n] = k * width
-        w_rows[n] = w[i]
-        n += summed[np.uint64(k + 1)]  # k = -1 (in no node of the level): the first entry, 0
-    return (leaf, rows[:n], offset_rows[:n], w_rows[:n]) + sums
-
-
-@njit(cache=True, nogil=True)
-def _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_count, width):
-    """The subtraction's plan (:func:`level_stats`): per node ``k`` split one level up (at position
-    ``parent_pos[k]`` there), the row ``(that position, position of its child with fewer examples,
-    position of the other)`` (the left child on a tie), the counts from the parent's histogram of its
-    own feature; and ``summed`` for :func:`_route_and_sum`: a 0, then per position of this level 1
-    where its histograms are summed (the smaller children), 0 elsewhere."""
-    n_parents = 0
-    for k in range(parent_pos.shape[0]):
-        n_parents += (parent_pos[k] >= 0) & (feature[k] >= 0)
-    plan = np.empty((n_parents, 3), dtype=np.int64)
-    n_positions = 0
-    for k in range(active_pos.shape[0]):
-        n_positions += active_pos[k] >= 0
-    summed = np.zeros(n_positions + 1, dtype=np.int64)
-    r = 0
-    for k in range(parent_pos.shape[0]):
-        if parent_pos[k] < 0 or feature[k] < 0:
-            continue
-        base = parent_pos[k] * width
-        row = parent_count[feature[k]]
-        n_left = 0
-        n_all = 0
-        for b in range(width):
-            n_all += row[base + b]
-            n_left += row[base + b] * (b <= cut[k])
-        small, large = active_pos[left[k]], active_pos[right[k]]
-        if 2 * n_left > n_all:
-            small, large = large, small
-        plan[r, 0], plan[r, 1], plan[r, 2] = parent_pos[k], small, large
-        summed[small + 1] = 1
-        r += 1
-    return plan, summed
-
-
-@njit(cache=True, nogil=True)
-def _complete_siblings(hist, count, parent_hist, parent_count, plan, width):
-    """The larger children's histograms and counts: the parent's minus the smaller sibling's."""
-    for j in range(hist.shape[0]):
-        h, c, ph, pc = hist[j], count[j], parent_hist[j], parent_count[j]
-        for r in range(plan.shape[0]):
-            parent, small, large = np.uint64(plan[r, 0] * width), np.uint64(plan[r, 1] * width), \
-                np.uint64(plan[r, 2] * width)
-            for b in range(np.uint64(width)):
-                h[large + b] = ph[parent + b] - h[small + b]
-                c[large + b] = pc[parent + b] - c[small + b]
+# _best_bin_splits compares scores with trees.SPLIT_TOL compiled in as a constant.
+if _COMPILED_SPLIT_TOL != SPLIT_TOL:
+    raise ImportError(f"_histogram was compiled with SPLIT_TOL {_COMPILED_SPLIT_TOL}, trees has {SPLIT_TOL}: "
+                      "rebuild it")
 
 
 def _zeros(workspace: dict | None, name: str, shape: tuple, dtype) -> np.ndarray:
@@ -360,21 +97,6 @@ def _zeros(workspace: dict | None, name: str, shape: tuple, dtype) -> np.ndarray
     else:
         buffer.fill(0)
     return buffer
-
-
-@njit(cache=True, nogil=True)
-def _root_sums(w):
-    """:func:`_route_and_sum`'s node sums for the root alone (no routing, no per-example output)."""
-    total = 0.0
-    mass = 0.0
-    has_pos = False
-    has_neg = False
-    for i in range(w.shape[0]):
-        total += w[i]
-        mass += abs(w[i])
-        has_pos |= w[i] > 0.0
-        has_neg |= w[i] < 0.0
-    return np.array([total]), np.array([mass]), np.array([has_pos]), np.array([has_neg])
 
 
 class StumpStats(NamedTuple):
@@ -404,7 +126,7 @@ def stump_stats(codes, w, width: int, threads: int = 1, workspace: dict | None =
 def _all_examples_hist(codes, w, width: int, threads: int, workspace: dict | None) -> np.ndarray:
     """The (p, W) histograms of w over all examples (the root's, the stump's)."""
     hist = _zeros(workspace, "root", (codes.shape[0], width), np.float64)
-    run_kernel(_root_hist, _root_hist_parallel, threads, codes, w, hist, threads)
+    _root_hist(codes, w, hist, threads)
     return hist
 
 
@@ -446,7 +168,7 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
         return LevelStats(total, mass, has_pos, has_neg, None, None, leaf)
     hist = _zeros(workspace, f"hist{slot}", (p, n_nodes * width), np.float64)
     counts = _zeros(workspace, f"counts{slot}", (p, n_nodes * width), np.int32)
-    run_kernel(_rows_hist, _rows_hist_parallel, threads, codes, rows, w_rows, offset_rows, hist, counts, threads)
+    _rows_hist(codes, rows, w_rows, offset_rows, hist, counts, threads)
     if parent is not None:
         _complete_siblings(hist, counts, parent_hist, parent_counts, plan, width)
     return LevelStats(total, mass, has_pos, has_neg, hist.reshape(p, n_nodes, width),
@@ -463,65 +185,6 @@ def stump_predictions(codes, feature: int, cut: int, sign: float) -> np.ndarray:
 def tree_predictions(codes, routing, value) -> np.ndarray:
     feature, cut, left, right, _ = routing
     return value[_descend(codes, feature, cut, left, right, _FROM_ROOT)]
-
-
-# ------------------------------------------------------------------ sweeps (on the summed histograms)
-
-
-@njit(cache=True)
-def _best_bin_stump(hist, counts, n_bins, total):
-    """(feature, last bin left a, first bin right c, sign, edge); a = -1 for a constant."""
-    best_edge = abs(total)
-    best_feature, best_a, best_c = 0, -1, -1
-    best_sign = 1.0 if total >= 0.0 else -1.0
-    for j in range(hist.shape[0]):
-        left = 0.0
-        prev = -1
-        for b in range(n_bins[j]):
-            if counts[j, b] == 0:
-                continue
-            if prev >= 0:
-                v = total - 2.0 * left
-                if abs(v) > best_edge:
-                    best_edge = abs(v)
-                    best_feature, best_a, best_c = j, prev, b
-                    best_sign = 1.0 if v >= 0.0 else -1.0
-            left += hist[j, b]
-            prev = b
-    return best_feature, best_a, best_c, best_sign, best_edge
-
-
-@njit(cache=True)
-def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
-    """Per node: best (feature, a, c, |L| + |R|) and its raw threshold ``midpoint(upper[f, a],
-    lower[f, c])`` (:func:`_raw_threshold`, here where a call of it per node from Python cost about
-    1.5 us); feature -1 (threshold 0) where the node has no cut."""
-    p, n_nodes, _ = hist.shape
-    best_feature = np.full(n_nodes, -1, dtype=np.int64)
-    best_a = np.zeros(n_nodes, dtype=np.int64)
-    best_c = np.zeros(n_nodes, dtype=np.int64)
-    best_score = np.full(n_nodes, -1.0)
-    for n in range(n_nodes):
-        for j in range(p):
-            left = 0.0
-            prev = -1
-            for b in range(n_bins[j]):
-                if counts[j, n, b] == 0:
-                    continue
-                if prev >= 0:
-                    score = abs(left) + abs(node_total[n] - left)
-                    if score > best_score[n] + SPLIT_TOL * node_mass[n]:
-                        best_score[n] = score
-                        best_feature[n] = j
-                        best_a[n] = prev
-                        best_c[n] = b
-                left += hist[j, n, b]
-                prev = b
-    threshold = np.zeros(n_nodes)
-    for n in range(n_nodes):
-        if best_feature[n] >= 0:
-            threshold[n] = midpoint(upper[best_feature[n], best_a[n]], lower[best_feature[n], best_c[n]])
-    return best_feature, best_a, best_c, best_score, threshold
 
 
 class _BinTree:
@@ -683,7 +346,7 @@ def check_max_depth(max_depth) -> int:
 
 class HistogramStump(WeakLearner):
     """Max-edge decision stump over binned features (exact when no feature has more than
-    ``max_bins`` distinct values). ``n_jobs``: numba threads over features (None or 1: serial;
+    ``max_bins`` distinct values). ``n_jobs``: OpenMP threads over features (None or 1: serial;
     the result does not depend on it)."""
 
     def __init__(self, max_bins: int = 255, n_jobs=None):

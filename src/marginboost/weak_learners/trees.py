@@ -20,18 +20,52 @@ the value ``sign(S)``, with +1 on ties (S = 0).
 Since ``|L| + |R| = max(|L + R|, |L - R|)``, a depth-1 tree has exactly the edge of the best
 stump (constants included).
 
-Work per level is O(p * m): the features are presorted once in ``prepare`` and one sweep per
-feature along the global order updates the running sums of all nodes of the level at once.
+Work per level is O(p * m): the features are presorted once in ``prepare``; per feature, each
+node's examples are swept alone along the feature's sorted order (:func:`_best_splits`).
+
+The kernels are compiled ahead of time in ``_trees.pyx`` (those other compiled modules call are
+declared in ``_trees.pxd``):
+
+* :func:`node_stats` -- per node ``S(N)``, ``sum |w_i|`` and whether some ``w_i > 0`` and some
+  ``w_i < 0`` (a node is pure unless both occur; kept apart so that partial results merge).
+* :func:`_best_splits` -- best (feature, threshold, ``|L| + |R|``) of every node of a level; a
+  later cut wins only if it beats the best by more than ``SPLIT_TOL * mass``: cuts equal in exact
+  arithmetic must not be told apart by the rounding of the running sums. Each node is swept alone
+  (:func:`_sweep_node`), its running sum, last value and best score in registers; below the root
+  each feature's sorted order is first split by node (:func:`split_by_node`, at the offsets of
+  :func:`node_segments` and :func:`node_entries`: two rows written without a branch for two nodes,
+  a stable counting sort for more). The sweep that did all nodes of a level at once, their sums in
+  arrays, had each example's update wait on the store of the previous one's to the same node:
+  0.78 ms for the root and 0.78 ms for a level of two nodes on ringnorm (7400 x 20); per node, 0.12
+  and 0.28 ms, a depth-2 tree 1.75 -> 0.55 ms a call (issue 17). The same sums in the same order
+  and the same comparisons: the same trees, bit for bit (tested against that sweep). A sweep is
+  bound by the latency of its running sum's adds, so two features are swept in one loop
+  (``_sweep_pair`` in ``_trees.pyx``; the second again where the first moved the best, as a cut
+  within the tolerance is taken or not depending on the best it meets): the root 0.17 -> 0.14 ms,
+  a level of four nodes 0.60 -> 0.43 ms on ringnorm against the one-feature loop.
+* :func:`_route` -- each example's node on the next level (-1 once its node became a leaf), by a
+  select on its side rather than a branch (the sides are random by example).
+* :func:`_predict_tree` -- each row's leaf value.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+# every kernel importable from here as before (regression and histogram use some, tests all)
+from marginboost.weak_learners._trees import (  # noqa: F401
+    _best_splits,
+    _predict_tree,
+    _route,
+    _sweep_node,
+    node_entries,
+    node_segments,
+    node_stats,
+    split_by_node,
+)
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.stumps import midpoint, presort
+from marginboost.weak_learners.stumps import presort
 
 __all__ = ["DecisionTree", "EdgeTree"]
 
@@ -39,168 +73,6 @@ __all__ = ["DecisionTree", "EdgeTree"]
 # in the running sums lets no-gain splits (whose children share one sign) through, and
 # whether they go through would depend on summation order.
 SPLIT_TOL = 1e-12
-
-
-@njit(cache=True, nogil=True)
-def node_stats(w, node_of, n_nodes):
-    """Per node: S(N), sum |w_i|, and whether some w_i > 0 and whether some w_i < 0 (a node
-    is pure unless both occur; kept apart so that partial results over row blocks merge)."""
-    total = np.zeros(n_nodes)
-    mass = np.zeros(n_nodes)
-    has_pos = np.zeros(n_nodes, dtype=np.bool_)
-    has_neg = np.zeros(n_nodes, dtype=np.bool_)
-    for i in range(w.shape[0]):
-        n = node_of[i]
-        if n < 0:
-            continue
-        total[n] += w[i]
-        mass[n] += abs(w[i])
-        # or-ed in, not set under a branch on the sign of w_i (the labels': random)
-        has_pos[n] |= w[i] > 0.0
-        has_neg[n] |= w[i] < 0.0
-    return total, mass, has_pos, has_neg
-
-
-@njit(cache=True)
-def _best_splits(vals, order, w, node_of, node_total, node_mass, n_nodes):
-    """Best (feature, threshold, |L| + |R|) for every node of one level (``node_of[i]``: example i's
-    node, -1 for none; one node is the root, every example in it); feature -1 where a node has no
-    cut (one distinct value in every feature).
-
-    Per feature, each node's examples are swept in the feature's sorted order; a cut exists only
-    between two distinct consecutive values of the node, and a later cut wins only if it beats the
-    best by more than SPLIT_TOL * mass: cuts equal in exact arithmetic (e.g. all cuts of a node
-    where no split gains) must not be told apart by the rounding of the running sums.
-
-    Each node is swept alone (:func:`_sweep_node`), its running sum, last value and best score in
-    registers; below the root each feature's sorted order is first split by node
-    (:func:`split_by_node`). The sweep that did all nodes of a level at once, their sums in arrays,
-    had each example's update wait on the store of the previous one's to the same node, and took
-    0.78 ms for the root and 0.78 ms for a level of two nodes on ringnorm (7400 x 20); now 0.12 and
-    0.28 ms, a depth-2 tree 1.75 -> 0.55 ms a call (issue 17). The same sums in the same order and
-    the same comparisons: the same trees, bit for bit (tested against that sweep)."""
-    p, m = vals.shape
-    best_feature = np.full(n_nodes, -1, dtype=np.int64)
-    best_threshold = np.zeros(n_nodes)
-    best_score = np.full(n_nodes, -1.0)
-    if n_nodes == 1:
-        for j in range(p):
-            _sweep_node(vals[j], order[j], w, 0, m, j, 0, node_total, node_mass, best_feature, best_threshold,
-                        best_score)
-        return best_feature, best_threshold, best_score
-    slot, start = node_segments(node_of, n_nodes)
-    shape = (2 if n_nodes == 2 else 1, start[n_nodes + 1])
-    values_by_node = np.empty(shape)
-    w_by_node = np.empty(shape)
-    none = np.empty((shape[0], 0))  # split_by_node's second array: none
-    position = np.empty(n_nodes + 1, dtype=np.int64)
-    for j in range(p):
-        split_by_node(vals[j], order[j], w, w[:0], slot, start, n_nodes, values_by_node, w_by_node, none, position)
-        for n in range(n_nodes):
-            row, lo, hi = node_entries(start, n_nodes, n)
-            _sweep_node(values_by_node[row], _IN_ORDER, w_by_node[row], lo, hi, j, n, node_total, node_mass,
-                        best_feature, best_threshold, best_score)
-    return best_feature, best_threshold, best_score
-
-
-_IN_ORDER = np.empty(0, dtype=np.int64)  # _sweep_node's rank: w already in the order of the values
-
-
-@njit(cache=True, inline="always")
-def _sweep_node(values, rank, w, lo, hi, j, n, node_total, node_mass, best_feature, best_threshold, best_score):
-    """:func:`_best_splits`' sweep of feature ``j`` for node ``n`` alone: its examples' sorted
-    ``values[lo:hi]`` and their ``w[rank[lo:hi]]`` (for an empty ``rank``, ``w[lo:hi]``)."""
-    total = node_total[n]
-    tol = SPLIT_TOL * node_mass[n]
-    best = best_score[n]
-    left = 0.0
-    last = 0.0
-    seen = False
-    gathered = rank.shape[0] > 0
-    for k in range(lo, hi):
-        v = values[k]
-        score = abs(left) + abs(total - left)
-        if (seen & (v != last)) & (score > best + tol):
-            best = score
-            best_score[n] = score
-            best_feature[n] = j
-            best_threshold[n] = midpoint(last, v)
-        left += w[np.uint64(rank[k])] if gathered else w[k]  # unsigned: no test for a negative index
-        last = v
-        seen = True
-
-
-@njit(cache=True)
-def node_segments(node_of, n_nodes):
-    """Where :func:`split_by_node` puts each node's examples: ``slot[i]``, example i's node (or
-    ``n_nodes`` for none; uint64), and ``start[s]`` for ``s = 0 .. n_nodes + 1``: with more than two
-    nodes, where node s's examples begin, each node's followed by one spare entry (``start[n_nodes
-    + 1]``: the length the outputs need); see :func:`node_entries`."""
-    m = node_of.shape[0]
-    slot = np.empty(m, dtype=np.uint64)
-    start = np.zeros(n_nodes + 2, dtype=np.int64)
-    for i in range(m):
-        n = node_of[i]
-        s = n if n >= 0 else n_nodes
-        slot[i] = s
-        start[s + 1] += 1
-    for s in range(n_nodes + 1):
-        start[s + 1] += start[s] + 1
-    return slot, start
-
-
-@njit(cache=True, inline="always")
-def node_entries(start, n_nodes, n):
-    """``(row, lo, hi)``: node n's examples in :func:`split_by_node`'s outputs, ``out[row, lo:hi]``."""
-    count = start[n + 1] - start[n] - 1
-    if n_nodes == 2:
-        return n, 0, count
-    return 0, start[n], start[n] + count
-
-
-@njit(cache=True)
-def split_by_node(values, rank, a, b, slot, start, n_nodes, out_values, out_a, out_b, position):
-    """A feature's sorted ``values`` and, for their examples (``rank``: the example indices), the
-    entries of ``a`` and of ``b`` (empty: none), split by node (:func:`node_entries` says where node
-    n's are), each node's in the sorted order, so that each node can be swept alone with its sums in
-    registers. The entries are gathered here, once, rather than by index in each sweep.
-
-    Two nodes: row n of the (2, len) outputs holds node n's; every example is written to both
-    rows' next entries and only its own node's advanced, without a branch (the nodes' examples
-    interleave at random). More: a stable counting sort into row 0, through ``position`` (n_nodes
-    + 1 entries of work space). A call per feature, not inlined: inlined (numba's ``inline``), a
-    two-node level took 0.31 ms instead of 0.28 on ringnorm."""
-    m = values.shape[0]
-    with_b = b.shape[0] > 0
-    if n_nodes == 2:
-        c0 = 0
-        c1 = 0
-        for k in range(m):
-            i = np.uint64(rank[k])  # unsigned: numba tests a signed index for being negative
-            s = slot[i]
-            v = values[k]
-            x = a[i]
-            out_values[0, c0] = v
-            out_a[0, c0] = x
-            out_values[1, c1] = v
-            out_a[1, c1] = x
-            if with_b:
-                y = b[i]
-                out_b[0, c0] = y
-                out_b[1, c1] = y
-            c0 += s == 0
-            c1 += s == 1
-        return
-    position[:] = start[: n_nodes + 1]
-    for k in range(m):
-        i = np.uint64(rank[k])
-        s = slot[i]
-        r = position[s]
-        out_values[0, r] = values[k]
-        out_a[0, r] = a[i]
-        if with_b:
-            out_b[0, r] = b[i]
-        position[s] = r + 1
 
 
 def keep_splits(feat, score, total, mass, mixed, last_split_level: bool) -> np.ndarray:
@@ -213,34 +85,6 @@ def keep_splits(feat, score, total, mass, mixed, last_split_level: bool) -> np.n
     """
     no_gain = score - np.abs(total) <= SPLIT_TOL * mass
     return mixed & (feat >= 0) & ~(no_gain & last_split_level)
-
-
-@njit(cache=True)
-def _route(X, node_of, split_feature, split_threshold, left_child, right_child):
-    """Next level's node index of every example (-1 once its node became a leaf)."""
-    out = np.empty_like(node_of)
-    for i in range(node_of.shape[0]):
-        n = node_of[i]
-        if n < 0 or split_feature[n] < 0:
-            out[i] = -1
-        else:  # a select on the example's side, not a branch (the sides are random by example)
-            goes_left = X[i, split_feature[n]] <= split_threshold[n]
-            out[i] = left_child[n] * goes_left + right_child[n] * (1 - goes_left)
-    return out
-
-
-@njit(cache=True)
-def _predict_tree(X, feature, threshold, left, right, value):
-    out = np.empty(X.shape[0])
-    for i in range(X.shape[0]):
-        node = 0
-        while feature[node] >= 0:
-            if X[i, feature[node]] <= threshold[node]:
-                node = left[node]
-            else:
-                node = right[node]
-        out[i] = value[node]
-    return out
 
 
 class LevelGrower:
