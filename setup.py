@@ -18,6 +18,7 @@ Flags, and why:
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -52,6 +53,9 @@ class BuildKernels(build_ext):
 
     def build_extensions(self):
         unix = self.compiler.compiler_type == "unix"
+        if unix and shutil.which(self.compiler.compiler_so[0]) is None:
+            raise SystemExit(f"marginboost: building its compiled kernels needs a C compiler; "
+                             f"{self.compiler.compiler_so[0]!r} was not found (install gcc or clang, or set CC)")
         flags = ["-O3", "-ffp-contract=off", "-fno-trapping-math", "-fno-math-errno"] if unix else ["/O2", "/fp:precise"]
         if unix and not _portable() and self._accepts(["-march=native"]):
             flags.append("-march=native")
