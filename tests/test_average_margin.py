@@ -226,3 +226,28 @@ def test_warm_start_is_one_longer_fit_history_included(step):
     assert est.margin_ == ref.margin_
     for key in set(HISTORY_COLUMNS) - {"time", "oracle_time"}:  # the step after row 2 is in row 2, as in one fit
         np.testing.assert_array_equal(est.history_[key], ref.history_[key], err_msg=key)
+
+
+@pytest.mark.parametrize("step", ["classic", "line_search"])
+def test_warm_start_takes_a_new_eps_where_eta_is_given(step):
+    """With eta given as a number, eps is the stopping tolerance alone: a warm start stops at the new
+    one, as one fit with it does (issue 33: it kept the old one); with eta derived from eps it is refused."""
+    X, y = make_classification(n_samples=80, n_features=3, n_informative=2, n_redundant=0, random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = AverageMarginBoostClassifier(nu=0.3, eps=0.1, eta=40.0, step=step, max_iter=500, warm_start=True)
+        est.fit(X, y)
+        assert est.status_ == "converged"
+        est.set_params(eps=0.002).fit(X, y)  # tighter: the converged fit goes on
+        ref = AverageMarginBoostClassifier(nu=0.3, eps=0.002, eta=40.0, step=step, max_iter=500).fit(X, y)
+        assert est.status_ == ref.status_ == "converged" and est.n_iter_ == ref.n_iter_
+        np.testing.assert_array_equal(est.weights_, ref.weights_)
+        np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+        for key in set(HISTORY_COLUMNS) - {"time", "oracle_time"}:
+            np.testing.assert_array_equal(est.history_[key], ref.history_[key], err_msg=key)
+        n_iter = est.n_iter_
+        est.set_params(eps=0.1).fit(X, y)  # looser: met already, no round added
+        assert est.status_ == "converged" and est.n_iter_ == n_iter
+        derived = AverageMarginBoostClassifier(nu=0.3, eps=0.1, max_iter=3, warm_start=True).fit(X, y)
+        with pytest.raises(ValueError, match=r"\beps\b"):
+            derived.set_params(eps=0.05, max_iter=6).fit(X, y)

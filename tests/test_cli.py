@@ -376,3 +376,210 @@ def test_bench_worst_case_table_shows_m_over_2_against_2(tmp_path, capsys):
     assert (tmp_path / "worst_case.png").is_file() and (tmp_path / "worst_case.csv").is_file()
     code, _, err = run(capsys, "bench-worst-case", "--m", "7", "--out", str(tmp_path))
     assert code == 2 and "even number" in err
+
+
+# ----------------------------------------------------------------------------- issue 33: hostile CSV data
+def _rows(path, rows, header=None):
+    """Write ``rows`` (lists of cells, written as given) as a CSV file."""
+    text = "".join(",".join(map(str, r)) + "\n" for r in rows)
+    path.write_text((",".join(header) + "\n" if header else "") + text)
+    return path
+
+
+def _error_line(err):
+    """The one error line of a failed command (notes about the header may come before it)."""
+    errors = [line for line in err.splitlines() if line.startswith("marginboost: error:")]
+    assert len(errors) == 1 and err.endswith(errors[0] + "\n"), err
+    return errors[0]
+
+
+def _colours(n, seed, palette=("blue", "green", "red")):
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(palette, size=n)
+    return [[round(float(v), 3), c, "yes" if c == "red" else "no"] for v, c in zip(rng.normal(size=n), colour)]
+
+
+def test_text_features_are_encoded_as_at_fit_time(tmp_path, capsys):
+    """Item 2: the encoding of a text column is learned at fit time and stored in the model file;
+    a test file that lacks a category is encoded as the training file was (the old per-file
+    encoding gave accuracy 0.0 on red-only rows that the model fits perfectly)."""
+    from marginboost.io.model_io import load_model
+
+    train = _rows(tmp_path / "train.csv", _colours(60, 0), ["noise", "colour", "label"])
+    model = tmp_path / "m.json"
+    code, out, err = run(capsys, "fit", "--data", str(train), "--booster", "lpboost", "--weak-learner", "stump",
+                         "--model", str(model))
+    assert code == 0 and "training accuracy 1.0000" in out, err
+    assert load_model(model).feature_categories_ == (None, ("blue", "green", "red"))  # codes 0, 1, 2
+    red = [r for r in _colours(60, 0) if r[1] == "red"]
+    test = _rows(tmp_path / "red.csv", red, ["noise", "colour", "label"])
+    code, out, err = run(capsys, "predict", "--data", str(test), "--model", str(model), "--score")
+    assert code == 0 and out.split() == ["yes"] * len(red), err
+    assert err.splitlines()[-1] == "accuracy 1.0000"
+    features = _rows(tmp_path / "features.csv", [r[:2] for r in red], ["noise", "colour"])  # no label column
+    code, out, err = run(capsys, "predict", "--data", str(features), "--model", str(model))
+    assert code == 0 and out.split() == ["yes"] * len(red), err
+    # a category the fit never saw: refused, naming the column, the line and the value
+    unseen = _rows(tmp_path / "unseen.csv", [[0.1, "red", "yes"], [0.2, "purple", "no"], [0.3, "pink", "no"]],
+                   ["noise", "colour", "label"])
+    code, out, err = run(capsys, "predict", "--data", str(unseen), "--model", str(model))
+    line = _error_line(err)
+    assert code == 2 and out == ""
+    assert "column 'colour'" in line and "line 3" in line and "'purple'" in line and "1 more row" in line
+    assert "'blue', 'green', 'red'" in line
+    # a model fitted on numbers only stores no categories: text where it had numbers is refused
+    numeric = _rows(tmp_path / "numeric.csv", [[r[0], i % 3, r[2]] for i, r in enumerate(_colours(60, 0))],
+                    ["noise", "colour", "label"])
+    plain = tmp_path / "plain.json"
+    assert run(capsys, "fit", "--data", str(numeric), "--booster", "lpboost", "--weak-learner", "stump",
+               "--model", str(plain))[0] == 0
+    assert not hasattr(load_model(plain), "feature_categories_")
+    code, _, err = run(capsys, "predict", "--data", str(test), "--model", str(plain))
+    line = _error_line(err)
+    assert code == 2 and "column 'colour'" in line and "line 2" in line and "'red' is not a number" in line
+
+
+def test_a_missing_label_is_refused_with_its_line_and_labels_keep_their_type(tmp_path, capsys):
+    """Item 3: an empty label cell made a class 'nan' (and the integer labels '0.0', '1.0')."""
+    from marginboost.io.model_io import load_model
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 2))
+    rows = [[round(a, 4), round(b, 4), int(a > 0)] for a, b in X]
+    rows[3][2] = ""  # line 5 (the header is line 1)
+    rows[7][2] = " "  # line 9: blank is missing too
+    data = _rows(tmp_path / "d.csv", rows, ["a", "b", "y"])
+    model = tmp_path / "m.json"
+    code, out, err = run(capsys, "fit", "--data", str(data), "--booster", "adaboost", "--weak-learner", "stump",
+                         "--max-iter", "10", "--model", str(model))
+    line = _error_line(err)
+    assert code == 2 and out == "" and not model.exists()
+    assert "2 rows have no label" in line and "lines 5, 9" in line and "--drop-missing-labels" in line
+    code, out, err = run(capsys, "fit", "--data", str(data), "--booster", "adaboost", "--weak-learner", "stump",
+                         "--max-iter", "10", "--model", str(model), "--drop-missing-labels")
+    assert code == 0 and "(m=28, p=2)" in out, err
+    assert "dropped 2 rows without a label (lines 5, 9)" in err
+    est = load_model(model)
+    assert est.classes_.dtype.kind == "i" and est.classes_.tolist() == [0, 1]
+    code, out, err = run(capsys, "predict", "--data", str(data), "--model", str(model))  # labels not needed
+    assert code == 0 and len(out.split()) == 30 and set(out.split()) <= {"0", "1"}, err
+    code, out, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--score")
+    assert code == 2 and "lines 5, 9" in _error_line(err)
+    code, out, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--score",
+                         "--drop-missing-labels")
+    assert code == 0 and len(out.split()) == 30, err  # every row predicted, 28 scored
+    kept = [r for k, r in enumerate(rows) if k not in (3, 7)]
+    expected = np.mean(est.predict(np.array([r[:2] for r in kept], float)) == np.array([r[2] for r in kept]))
+    assert "scored on the 28 rows with a label" in err and err.splitlines()[-1] == f"accuracy {expected:.4f}"
+
+
+@pytest.mark.parametrize("column", ["99", "-99", "4", "-5"])
+def test_a_label_column_out_of_range_is_an_error(tmp_path, capsys, column):
+    """Item 4: the index was taken modulo the column count (-99 fitted a feature as the label)."""
+    data = _rows(tmp_path / "d.csv", [[k, k % 2, -k, "ab"[k % 2]] for k in range(20)], ["a", "b", "c", "y"])
+    code, out, err = run(capsys, "fit", "--data", str(data), "--label-column", column, "--booster", "adaboost",
+                         "--weak-learner", "stump", "--max-iter", "3")
+    line = _error_line(err)
+    assert code == 2 and out == ""
+    assert f"label column {column} is out of range" in line and "4 columns" in line and "[-4, 3]" in line
+
+
+def test_label_column_in_range_from_either_end(tmp_path, capsys):
+    rows = [[k % 2, round(np.sin(k), 3), "ab"[k % 2]] for k in range(20)]
+    data = _rows(tmp_path / "d.csv", rows, ["first", "x", "y"])
+    for column in ("0", "-3", "first"):
+        code, out, err = run(capsys, "fit", "--data", str(data), "--label-column", column, "--booster", "adaboost",
+                             "--weak-learner", "stump", "--max-iter", "5")
+        assert code == 0 and "(m=20, p=2)" in out and "training accuracy 1.0000" in out, err
+
+
+@pytest.mark.parametrize("booster,suggestion", [("gbm", "GBMRegressor"), ("fwboost", "FWBoostRegressor"),
+                                                ("adaboost", "FWBoostRegressor or GBMRegressor")])
+def test_real_valued_labels_are_refused_as_the_python_api_refuses_them(tmp_path, capsys, booster, suggestion):
+    """Item 5: 60 real values made a 60-class one-vs-rest model (exit 0)."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 2))
+    y = X @ [1.0, -2.0] + 0.1 * rng.normal(size=60)
+    with pytest.raises(ValueError, match="continuous"):  # the Python API's check
+        check_classification_targets(y)
+    data = _rows(tmp_path / "d.csv", [[*r, t] for r, t in zip(X.tolist(), y.tolist())], ["a", "b", "y"])
+    code, out, err = run(capsys, "fit", "--data", str(data), "--booster", booster, "--max-iter", "3",
+                         "--weak-learner", "stump")
+    line = _error_line(err)
+    assert code == 2 and out == ""
+    assert "'continuous'" in line and "real values" in line and suggestion in line
+
+
+def test_a_file_without_a_header_keeps_its_first_row(tmp_path, capsys):
+    """Item 6: a headerless file with string labels lost its first row to a guessed header."""
+    rows = [[round(float(v), 3), "yes" if v > 0 else "no"] for v in np.random.default_rng(3).normal(size=60)]
+    data = _rows(tmp_path / "plain.csv", rows)
+    code, out, err = run(capsys, "fit", "--data", str(data), "--booster", "adaboost", "--weak-learner", "stump",
+                         "--max-iter", "5")
+    assert code == 0 and "(m=60, p=1)" in out, err
+    assert err.count("\n") == 1 and "read the first row as data" in err and "--header" in err
+    code, out, err = run(capsys, "fit", "--data", str(data), "--no-header", "--booster", "adaboost",
+                         "--weak-learner", "stump", "--max-iter", "5")
+    assert code == 0 and "(m=60, p=1)" in out and err == ""  # asked: nothing to say
+    code, out, err = run(capsys, "fit", "--data", str(data), "--header", "--booster", "adaboost",
+                         "--weak-learner", "stump", "--max-iter", "5")
+    assert code == 0 and "(m=59, p=1)" in out and err == ""
+    named = _rows(tmp_path / "named.csv", rows, ["x", "label"])
+    code, out, err = run(capsys, "fit", "--data", str(named), "--booster", "adaboost", "--weak-learner", "stump",
+                         "--max-iter", "5", "--label-column", "label")
+    assert code == 0 and "(m=60, p=1)" in out and "took the first row as a header (x, label)" in err, err
+    code, _, err = run(capsys, "fit", "--data", "heart", "--header")
+    assert code == 2 and "--header and --no-header apply to CSV files" in _error_line(err)
+
+
+def test_outputs_never_overwrite_the_data(tmp_path, capsys):
+    """Item 7: --model or --output equal to --data (or the same file by another path) overwrote it."""
+    rows = [[k, "ab"[k % 2]] for k in range(20)]
+    data = _rows(tmp_path / "d.csv", rows, ["x", "y"])
+    before = data.read_bytes()
+    (tmp_path / "sub").mkdir()
+    link = tmp_path / "link.csv"
+    link.symlink_to(data)
+    hard = tmp_path / "hard.csv"
+    __import__("os").link(data, hard)
+    for target in (data, tmp_path / "sub" / ".." / "d.csv", link, hard):
+        code, out, err = run(capsys, "fit", "--data", str(data), "--model", str(target), "--booster", "adaboost",
+                             "--weak-learner", "stump", "--max-iter", "3")
+        line = _error_line(err)
+        assert code == 2 and out == "" and "--model" in line and "is the data file" in line
+    model = tmp_path / "m.json"
+    assert run(capsys, "fit", "--data", str(data), "--booster", "adaboost", "--weak-learner", "stump",
+               "--max-iter", "3", "--model", str(model))[0] == 0
+    for target in (data, link, hard, model):
+        code, out, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--output", str(target))
+        line = _error_line(err)
+        assert code == 2 and "--output" in line and ("is the data file" in line or "is the model file" in line)
+    assert data.read_bytes() == before and hard.read_bytes() == before
+    code, out, err = run(capsys, "predict", "--data", str(link), "--model", str(model))  # reading via a link: fine
+    assert code == 0 and len(out.split()) == 20, err
+
+
+def test_predictions_are_written_atomically(tmp_path, capsys, monkeypatch):
+    """An interrupted write leaves the earlier predictions file whole and no temporary file."""
+    import marginboost.cli as cli
+
+    data = _rows(tmp_path / "d.csv", [[k, "ab"[k % 2]] for k in range(20)], ["x", "y"])
+    model = tmp_path / "m.json"
+    assert run(capsys, "fit", "--data", str(data), "--booster", "adaboost", "--weak-learner", "stump",
+               "--max-iter", "3", "--model", str(model))[0] == 0
+    out_file = tmp_path / "pred.txt"
+    out_file.write_text("earlier predictions\n")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli.os, "replace", interrupted)
+    code, _, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--output", str(out_file))
+    assert code == 130 and out_file.read_text() == "earlier predictions\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "m.json", "pred.txt"]
+    monkeypatch.undo()
+    code, out, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--output", str(out_file))
+    expected = __import__("marginboost.io.model_io").io.model_io.load_model(model).predict(np.arange(20.0)[:, None])
+    assert code == 0 and out_file.read_text().split() == expected.tolist(), err

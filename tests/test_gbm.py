@@ -176,3 +176,36 @@ def _expected_failures(est):
                          expected_failed_checks=_expected_failures)
 def test_sklearn_contract(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("kind", ["regressor", "classifier"])
+def test_warm_start_with_a_new_learning_rate_matches_sklearn(kind):
+    """scikit-learn's warm start takes a changed learning_rate for every tree, those fitted included
+    (its predictions use the current rate), and fits the next trees at the training values that gives.
+    Ours did neither (issue 33): its next trees went on at the old rate while predict used the new one."""
+    X, y, labels, _, X_test = _data(3, seed=2)
+    if kind == "regressor":
+        sk = GradientBoostingRegressor(n_estimators=8, learning_rate=0.3, max_depth=2, random_state=0,
+                                       warm_start=True).fit(X, y)
+        ours = GBMRegressor(max_iter=8, learning_rate=0.3, max_depth=2, warm_start=True).fit(X, y)
+        sk.set_params(n_estimators=20, learning_rate=0.05).fit(X, y)
+        ours.set_params(max_iter=20, learning_rate=0.05).fit(X, y)
+        values = lambda est, A: est.predict(A)  # noqa: E731
+        staged = lambda est, A: est.staged_predict(A)  # noqa: E731
+        target = y
+    else:
+        sk = GradientBoostingClassifier(n_estimators=8, learning_rate=0.5, max_depth=2, random_state=0,
+                                        warm_start=True).fit(X, labels)
+        ours = GBMClassifier(max_iter=8, learning_rate=0.5, max_depth=2, warm_start=True).fit(X, labels)
+        sk.set_params(n_estimators=20, learning_rate=0.1).fit(X, labels)
+        ours.set_params(max_iter=20, learning_rate=0.1).fit(X, labels)
+        values = lambda est, A: est.decision_function(A)  # noqa: E731
+        staged = lambda est, A: est.staged_decision_function(A)  # noqa: E731
+        target = labels
+    assert ours.n_iter_ == 20 and len(ours.history_["round"]) == 21
+    np.testing.assert_allclose(values(ours, X), values(sk, X), rtol=0, atol=1e-8)
+    for ours_t, sk_t in zip(staged(ours, X), staged(sk, X)):
+        np.testing.assert_allclose(ours_t, np.ravel(sk_t), rtol=0, atol=1e-8)
+    # train_loss_ is the loss of the model as it predicts (the trees at the new rate)
+    loss = SquaredLoss() if kind == "regressor" else LogisticLoss()
+    assert ours.train_loss_ == loss.value(values(ours, X), target, np.ones(X.shape[0]))

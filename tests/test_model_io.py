@@ -505,3 +505,27 @@ def test_adaboostv_keeps_the_weight_of_a_perfectly_wrong_hypothesis(tmp_path):
     doc["state"]["weights"][0] = -0.1
     path.write_text(json.dumps(doc))
     assert load_model(path).weights_[0] == -0.1
+
+
+# ----------------------------------------------------------------------------- issue 33: stored categories
+def test_feature_categories_round_trip_and_hostile_edits_are_refused(tmp_path):
+    """The command line's encoding of text columns (``feature_categories``) is stored, read back
+    as it was written, and checked on load: one entry per feature, null or distinct strings."""
+    est = _fit("AdaBoost", "stump")
+    assert "feature_categories" not in model_to_dict(est)  # the Python API's files: unchanged
+    est.feature_categories_ = (None, ("blue", "green", "red"), None, ("no", "yes"))
+    path = tmp_path / "m.json"
+    est.save(path)
+    loaded = load_model(path)
+    assert loaded.feature_categories_ == est.feature_categories_
+    np.testing.assert_array_equal(loaded.predict(X_ALL), est.predict(X_ALL))
+    doc = json.loads(path.read_text())
+    assert doc["feature_categories"] == [None, ["blue", "green", "red"], None, ["no", "yes"]]
+    for bad in ([None, ["a"], None], [None, ["a"], None, ["b"], None], "abcd", {"1": ["a"]},
+                [None, [], None, None], [None, ["a", "a"], None, None], [None, [1, 2], None, None],
+                [None, "ab", None, None], [None, [None], None, None]):
+        with pytest.raises(ModelFileError, match="field 'feature_categories'"):
+            model_from_dict({**doc, "feature_categories": bad})
+    for version in (1, 2):  # older files hold no categories and still load
+        old = load_model(DATA / f"model_v{version}_stumps.json" if version == 1 else DATA / "model_v2_gbm.json")
+        assert not hasattr(old, "feature_categories_")

@@ -7,13 +7,41 @@ options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name 
 by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``learning_rate=0.05``).
 
 User mistakes (an unknown data set, booster or parameter, an unreadable file, a label column
-with fewer than two classes, a missing optional package) end with a one-line
+with fewer than two classes or with real values, a missing label, an unseen category, an output
+that is the input, a missing optional package) end with a one-line
 ``marginboost: error: ...`` and exit status 2, never a traceback. Ctrl-C ends a command with
 status 130, keeping what was already written. ``fit --model`` and ``predict --output`` check
 that the file can be written before any work starts.
 
 ``predict`` reads a labelled file as ``fit`` does, or a CSV file of features only: one without
-``--label-column`` whose number of columns is the model's number of features.
+``--label-column`` whose number of columns is the model's number of features. Its labels are
+read only for ``--score``.
+
+CSV files (:func:`marginboost.io.datasets.read_csv`):
+
+* ``--header`` / ``--no-header`` say whether the first row names the columns; without either,
+  it is guessed (:func:`marginboost.io.datasets.guess_header`) and the decision, with its
+  reason, is said on stderr.
+* ``--label-column`` is a column name, or an index from ``-n`` to ``n - 1`` for ``n`` columns
+  (default ``-1``, the last); any other index is an error naming that range.
+* Labels keep their type: a column of integers gives integer classes, and predictions print
+  them as integers. A label column of real values (scikit-learn's ``type_of_target`` says
+  ``'continuous'``, as a classifier's ``fit`` does) is refused, naming the regressor to use.
+* A row without a label is refused with its line number, unless ``--drop-missing-labels``
+  leaves such rows out (their count and lines are said on stderr; ``predict --score`` then
+  scores the other rows and still predicts every row). A missing feature is an error naming
+  its column and line.
+* A column of text is encoded as categories, learned by ``fit`` (each text column's distinct
+  values in sorted order, code k for the k-th) and stored in the model file
+  (``feature_categories``); ``predict`` encodes its file with the stored categories, so a file
+  holding only some of them is encoded as the training file was. A value not seen at fit,
+  or text in a column the model had numbers in, is an error naming the column, the line and
+  the value: an unseen category has no code the model could use, and no row is guessed.
+
+``fit --model`` and ``predict --output`` refuse the data file itself (also under another path,
+through a link: :func:`os.path.samefile`), and ``predict --output`` the model file; both
+outputs are written to a temporary file first and then renamed over the target, so an
+interrupted command leaves the earlier file whole.
 
 ``bench --quick`` (and ``bench-fw``, ``bench-ma``, ``bench-nzdd``, ``bench-worst-case --quick``)
 without ``--out`` writes to a new folder ``<command>-quick-<date>-<time>`` in the current
@@ -96,49 +124,117 @@ LIBSVM_SUFFIXES = {".svm", ".libsvm", ".txt"}
 DEMO_DATA = "wdbc"
 
 
-def load_data(spec: str, label_column: str | None = None):
+def load_data(spec: str, label_column: str | None = None, *, header: bool | None = None,
+              missing_labels: str = "error", booster: str | None = None):
     """A bundled data set by name, or a CSV / LIBSVM file by path (``.svm``/``.libsvm``/``.txt``),
     which may hold more than two classes. A missing optional package is a :class:`UsageError`
-    naming what to install."""
-    from marginboost.io.datasets import list_datasets, load_csv, load_dataset, load_libsvm
+    naming what to install.
 
+    CSV files: ``header`` None guesses the header row and says what it decided on stderr;
+    ``missing_labels`` as :func:`marginboost.io.datasets.load_csv` (rows dropped are said on
+    stderr). Labels of real values are a :class:`UsageError` naming the regressor of
+    ``booster`` where it has one."""
+    from marginboost.io.datasets import LabelTypeError, load_csv, load_dataset, load_libsvm
+
+    kind = _data_kind(spec)
+    _check_header_option(spec, kind, header)
     try:
-        if spec in list_datasets():
+        if kind == "bundled":
             return load_dataset(spec)
-        path = Path(spec)
-        if not path.exists():
-            raise UsageError(f"no bundled data set or file named {spec!r}; bundled: {', '.join(list_datasets())}")
-        if path.suffix.lower() in LIBSVM_SUFFIXES:
-            return load_libsvm(path, multiclass=True)
-        column: int | str = -1
-        if label_column is not None:
-            column = int(label_column) if label_column.lstrip("-").isdigit() else label_column
-        return load_csv(path, label_column=column, multiclass=True)
+        if kind == "libsvm":
+            return load_libsvm(Path(spec), multiclass=True)
+        data = load_csv(spec, label_column=_label_column(label_column), header=_decide_header(spec, header),
+                        multiclass=True, missing_labels=missing_labels)
+        if data.dropped_lines:
+            print(f"marginboost: {spec}: {data.notes}", file=sys.stderr)
+        return data
+    except LabelTypeError as exc:
+        raise UsageError(f"{exc.base}; {_regression_advice(booster)}") from None
     except ImportError as exc:  # the loaders' messages name the package or extra to install
-        raise UsageError(str(exc).splitlines()[0] if str(exc) else f"cannot load {spec!r}: {exc!r}") from None
+        raise UsageError(_import_message(spec, exc)) from None
 
 
-def _features_only(spec: str, label_column: str | None, n_features: int):
-    """``X`` of a CSV file of exactly ``n_features`` columns and no ``--label-column``: a file of
-    features only; None for anything else (a bundled set, a LIBSVM file, a labelled CSV file)."""
-    from marginboost.io.datasets import csv_columns, list_datasets, load_csv_features
+# The regressor of a booster that has one (the command line fits classifiers only).
+REGRESSORS = {"fwboost": "FWBoostRegressor", "gbm": "GBMRegressor"}
 
+
+def _regression_advice(booster: str | None) -> str:
+    if booster in REGRESSORS:
+        return (f"for regression, fit marginboost.{REGRESSORS[booster]} (--booster {booster}'s regressor) from "
+                "Python: the command line fits classifiers")
+    return ("for regression, fit marginboost.FWBoostRegressor or GBMRegressor from Python: the command line fits "
+            "classifiers")
+
+
+def _import_message(spec: str, exc: ImportError) -> str:
+    return str(exc).splitlines()[0] if str(exc) else f"cannot load {spec!r}: {exc!r}"
+
+
+def _data_kind(spec: str) -> str:
+    """'bundled', 'libsvm' or 'csv'; a :class:`UsageError` for a name that is neither a bundled
+    set nor a file."""
+    from marginboost.io.datasets import list_datasets
+
+    if spec in list_datasets():
+        return "bundled"
     path = Path(spec)
-    if (label_column is not None or spec in list_datasets() or not path.is_file()
-            or path.suffix.lower() in LIBSVM_SUFFIXES):
-        return None
+    if not path.exists():
+        raise UsageError(f"no bundled data set or file named {spec!r}; bundled: {', '.join(list_datasets())}")
+    return "libsvm" if path.suffix.lower() in LIBSVM_SUFFIXES else "csv"
+
+
+def _check_header_option(spec: str, kind: str, header: bool | None) -> None:
+    if header is not None and kind != "csv":
+        what = "a bundled data set" if kind == "bundled" else "a LIBSVM file"
+        raise UsageError(f"--header and --no-header apply to CSV files; {spec} is {what}")
+
+
+def _label_column(text: str | None) -> int | str:
+    """``--label-column``: a column name, or else an index if it is an integer (the loader
+    decides, knowing the names); default -1, the last column."""
+    return -1 if text is None else text
+
+
+def _decide_header(spec: str, header: bool | None) -> bool:
+    """``--header`` / ``--no-header``, or else the guess, said on stderr with its reason."""
+    from marginboost.io.datasets import guess_header
+
+    if header is not None:
+        return header
     try:
-        if csv_columns(path) != n_features:
-            return None
-        return load_csv_features(path)[0]
+        guess = guess_header(spec)
     except ImportError as exc:
-        raise UsageError(str(exc).splitlines()[0]) from None
+        raise UsageError(_import_message(spec, exc)) from None
+    if guess.header:
+        names = ", ".join(guess.first_row[:10]) + (", ..." if len(guess.first_row) > 10 else "")
+        decision = f"took the first row as a header ({names}): {guess.reason}; say --no-header if it is data"
+    else:
+        decision = f"read the first row as data (no header): {guess.reason}; say --header if it names the columns"
+    print(f"marginboost: {spec}: {decision}", file=sys.stderr)
+    return guess.header
 
 
-def _check_writable(path: str, option: str) -> None:
+def _same_file(a, b) -> bool:
+    """Whether two paths name one file: the same file by another path, a link, a hard link."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _check_writable(path: str, option: str, inputs: dict | None = None) -> None:
     """Refuse, before any work, an output file that could not be written: in a missing folder,
-    a folder itself, or in a folder without write permission."""
+    a folder itself, or in a folder without write permission; or one of ``inputs`` (what ->
+    path, e.g. ``{"the data file": ...}``), also by another path."""
+    from marginboost.io.datasets import list_datasets
+
     target = Path(path)
+    for what, source in (inputs or {}).items():
+        if source is None or (what == "the data file" and source in list_datasets()):
+            continue
+        if _same_file(target, source):
+            raise UsageError(f"{option} {path} is {what} ({source}): writing it would overwrite it; choose "
+                             "another file")
     if target.is_dir():
         example = target / ("model.json" if option == "--model" else "predictions.txt")
         raise UsageError(f"{option} {path} is a folder: give a file name, e.g. {example}")
@@ -147,6 +243,18 @@ def _check_writable(path: str, option: str) -> None:
         raise UsageError(f"{option} {path}: no folder {str(folder)!r} to write it in (create it first)")
     if not os.access(folder, os.W_OK):
         raise UsageError(f"{option} {path}: the folder {str(folder)!r} is not writable")
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: an
+    interrupted write leaves the earlier file whole (as model files are written)."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _nu(text: str):
@@ -242,13 +350,16 @@ def cmd_fit(args) -> int:
     """``marginboost fit``: fit ``--booster`` on ``--data``, print the training summary, write ``--model``; returns 0."""
     params = _booster_params(args)
     if args.model:
-        _check_writable(args.model, "--model")
-    data = load_data(args.data, args.label_column)
+        _check_writable(args.model, "--model", {"the data file": args.data})
+    data = load_data(args.data, args.label_column, header=args.header,
+                     missing_labels="drop" if args.drop_missing_labels else "error", booster=args.booster)
     est = BOOSTERS[args.booster](**params)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported as the status below
         est.fit(data.X, data.labels)
+    if any(c is not None for c in data.categories):  # text columns: predict encodes its file the same way
+        est.feature_categories_ = data.categories
     print(_summary(est, data, time.perf_counter() - start))
     if args.model:
         est.save(args.model)
@@ -264,33 +375,84 @@ def cmd_predict(args) -> int:
     from marginboost.io.model_io import load_model
 
     if args.output:
-        _check_writable(args.output, "--output")
+        _check_writable(args.output, "--output", {"the data file": args.data, "the model file": args.model})
     est = load_model(args.model)
     if not is_classifier(est):
         raise UsageError(f"{args.model} holds a {type(est).__name__}: the command line predicts with "
                          "classifiers only (its data files hold class labels)")
     n_features = est.n_features_in_
-    X = _features_only(args.data, args.label_column, n_features)
-    labels = None
-    if X is None:
+    stored = getattr(est, "feature_categories_", None)
+    kind = _data_kind(args.data)
+    _check_header_option(args.data, kind, args.header)
+    if kind == "csv":
+        X, scored_X, labels = _predict_csv(args, n_features, stored)
+    else:
         data = load_data(args.data, args.label_column)
         if data.shape[1] != n_features:
-            raise UsageError(f"the model expects {n_features} features, {args.data} has {data.shape[1]} and a "
-                             f"label column (a CSV file of features only has exactly {n_features} columns)")
-        X, labels = data.X, data.labels
-    elif args.score:
-        raise UsageError(f"--score needs labels, but {args.data} has features only ({n_features} columns, "
-                         "as many as the model has features)")
+            raise UsageError(f"the model expects {n_features} features, {args.data} has {data.shape[1]}")
+        if stored is not None and (kind == "libsvm" or tuple(data.categories) != tuple(stored)):
+            raise UsageError(f"the model encodes text columns with the categories it stores, and {args.data} "
+                             f"{'holds numbers only' if kind == 'libsvm' else 'is encoded with other ones'}")
+        X, scored_X, labels = data.X, data.X, data.labels
     pred = est.predict(X)
     lines = "\n".join(str(p) for p in pred.tolist())
     if args.output:
-        Path(args.output).write_text(lines + "\n")
+        _write_atomically(args.output, lines + "\n")
         print(f"{len(pred)} predictions written to {args.output}")
     else:
         print(lines)
     if args.score:
-        print(f"accuracy {np.mean(pred == labels):.4f}", file=sys.stderr)
+        scored = pred if scored_X is X else est.predict(scored_X)
+        print(f"accuracy {_accuracy(scored, labels):.4f}", file=sys.stderr)
     return 0
+
+
+def _predict_csv(args, n_features: int, stored):
+    """``(X, scored_X, labels)`` of a CSV file for ``predict``: every row's features, encoded
+    with the model's categories (``stored``; None: numbers only), and for ``--score`` the
+    labelled rows' features and labels (``scored_X`` is ``X`` when every row has a label)."""
+    from marginboost.io.datasets import csv_columns, load_csv_features, read_csv
+
+    path = args.data
+    try:
+        columns = csv_columns(path)
+    except ImportError as exc:
+        raise UsageError(_import_message(path, exc)) from None
+    features_only = args.label_column is None and columns == n_features
+    if features_only and args.score:
+        raise UsageError(f"--score needs labels, but {path} has features only ({n_features} columns, "
+                         "as many as the model has features)")
+    if not features_only and columns - 1 != n_features:
+        raise UsageError(f"the model expects {n_features} features, {path} has {columns - 1} and a label column "
+                         f"(a CSV file of features only has exactly {n_features} columns)")
+    header = _decide_header(path, args.header)
+    categories = stored if stored is not None else (None,) * n_features
+    column = None if features_only else _label_column(args.label_column)
+    if not args.score:
+        return load_csv_features(path, header=header, categories=categories, label_column=column)[0], None, None
+    table = read_csv(path, column, header=header, categories=categories,
+                     missing_labels="drop" if args.drop_missing_labels else "error")
+    if not table.dropped_lines:
+        return table.X, table.X, table.labels
+    print(f"marginboost: {path}: scored on the {len(table.labels)} rows with a label; "
+          f"{len(table.dropped_lines)} without one ({_lines_text(table.dropped_lines)}) are predicted, not scored",
+          file=sys.stderr)
+    X = load_csv_features(path, header=header, categories=categories, label_column=column)[0]
+    return X, table.X, table.labels
+
+
+def _lines_text(lines) -> str:
+    lines = list(lines)
+    more = f" and {len(lines) - 10} more" if len(lines) > 10 else ""
+    return ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines[:10])) + more
+
+
+def _accuracy(pred: np.ndarray, labels: np.ndarray) -> float:
+    """The share of ``pred`` equal to ``labels``; compared as text where one holds strings and the
+    other numbers (a model file of string classes, from before labels kept their type)."""
+    if (pred.dtype.kind in "USO") != (labels.dtype.kind in "USO"):
+        pred, labels = pred.astype(str), labels.astype(str)
+    return float(np.mean(pred == labels))
 
 
 def cmd_demo(args) -> int:
@@ -455,7 +617,17 @@ def build_parser() -> argparse.ArgumentParser:
     data_args = _Parser(add_help=False)
     data_args.add_argument("--data", required=True, help="a bundled data set name, or a CSV / LIBSVM file")
     data_args.add_argument("--label-column", default=None,
-                           help="CSV label column: name or index (default: the last column)")
+                           help="CSV label column: a name, or an index in [-n, n - 1] for n columns (default -1: "
+                                "the last)")
+    header = data_args.add_mutually_exclusive_group()
+    header.add_argument("--header", dest="header", action="store_const", const=True, default=None,
+                        help="CSV: the first row names the columns")
+    header.add_argument("--no-header", dest="header", action="store_const", const=False,
+                        help="CSV: the first row is data (without either option it is guessed, and the guess said "
+                             "on stderr)")
+    data_args.add_argument("--drop-missing-labels", action="store_true",
+                           help="CSV: leave out rows without a label, saying how many (default: refuse them, "
+                                "naming their lines); predict --score scores the other rows")
 
     fit = sub.add_parser("fit", parents=[data_args], help="fit a booster and print the training summary",
                          description="Fit a booster; an option left out takes the booster's own default, and an "

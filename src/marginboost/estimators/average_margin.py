@@ -21,6 +21,7 @@ the rest, and ``n_iter_``, ``status_``, ``history_`` hold one entry per class.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import time
@@ -125,7 +126,9 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         0, None, False, 0.1, 10, False): a progress line every ``verbose`` rounds; ``fn(record)``
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
-        ``eval_set``); a second ``fit`` on the same data continuing the first.
+        ``eval_set``); a second ``fit`` on the same data continuing the first. It takes a
+        changed ``min_weight``, and a changed ``eps`` where ``eta`` is a number (``eps`` is then
+        the stopping tolerance alone); any other change is refused (ValueError naming it).
 
     Attributes
     ----------
@@ -251,6 +254,26 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
 
     def _unfinished_detail(self, result) -> str:
         return f" (gap {result.gap:.3g} > eps/2)"
+
+    # min_weight is read when fit stores the vote; eps is the stopping tolerance alone where eta is
+    # given as a number (derived from eps, eta is part of the objective the rounds went by)
+    _warm_start_applies = ("min_weight", "eps")
+
+    def _warm_start_applicable(self) -> set:
+        return {"min_weight"} | ({"eps"} if not isinstance(self.eta, str) else set())
+
+    def _warm_start_apply(self, result, changed):
+        loop = result.loop
+        loop.model.min_weight = self.min_weight
+        if "eps" not in changed:
+            return result, None
+        loop.eps = float(self.eps)
+        state = result.state
+        certified = loop.stop == "certified" and state.best_edge - state.rho <= loop.eps
+        converged = state.gap <= loop.eps / 2.0 or certified  # the loop's test (frank_wolfe.AverageMarginLoop)
+        if converged != state.converged:  # a state no longer converged takes its step in the next round
+            result = dataclasses.replace(result, state=state._replace(converged=converged))
+        return result, converged
 
     def _derive_from_stored(self) -> None:
         """The stumps' fields as arrays, for :meth:`_score` (after fit and after load alike)."""

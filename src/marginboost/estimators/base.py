@@ -11,7 +11,8 @@ adds the scikit-learn front end. :class:`BoostingEstimator` gives all of them, o
   the progress output and a warm start arranged around the estimator's own ``_start_loop``;
 * one warning policy for a fit that stopped before its stopping rule held
   (:meth:`BoostingEstimator._warn_unfinished`);
-* the weighted vote ``f(x) = offset + sum_j w_j h_j(x)`` (:func:`weighted_vote`).
+* the weighted vote ``f(x) = offset + sum_j w_j h_j(x)`` (:func:`weighted_vote`), its stages
+  (:func:`staged_votes`) summed in the same order (:func:`vote_sum`).
 
 ``verbose`` (0: silent; k >= 1: a line every k rounds with the round, the loop's objective
 and gap (or loss), and the time elapsed, on stderr; on a terminal one line redrawn in place
@@ -25,9 +26,18 @@ for classifiers, negative mean squared error for regressors), and the fit stops
 best score, as scikit-learn's ``HistGradientBoosting*`` and LightGBM do; the model kept is the
 last one (``best_iteration_`` names the best round). ``warm_start=True``: a second ``fit`` on the
 same data continues the rounds of the first, up to ``max_iter`` in all.
+
+A continued fit uses the current parameters (scikit-learn's rule for ``warm_start``). The run
+controls above and ``max_iter`` steer the rounds to come. Of the parameters that define the model,
+each estimator applies those its loop can continue with (``_warm_start_applies``: a stopping
+tolerance, a step size, what ``fit`` or ``predict`` derive from the finished loop); a change of any
+other one since the fit it would continue is refused with a ``ValueError`` naming it (the rounds
+so far were fitted with the old value: continuing would give a model of neither value). A fit that
+raises leaves nothing to continue (:mod:`marginboost.estimators.failed_fit`).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import numbers
 import warnings
@@ -43,8 +53,8 @@ from marginboost.core.rounds import Status, continue_rounds
 from marginboost.estimators.compat import Interval
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
 
-__all__ = ["COMMON_PARAMETER_CONSTRAINTS", "BoostingEstimator", "DegenerateModelWarning", "EarlyStopping",
-           "regression_eval_set", "weighted_vote"]
+__all__ = ["COMMON_PARAMETER_CONSTRAINTS", "RUN_CONTROLS", "BoostingEstimator", "DegenerateModelWarning",
+           "EarlyStopping", "regression_eval_set", "staged_votes", "vote_sum", "weighted_vote"]
 
 COMMON_PARAMETER_CONSTRAINTS = {
     "max_time": [Interval(numbers.Real, 0, None, closed="neither"), None],
@@ -55,6 +65,8 @@ COMMON_PARAMETER_CONSTRAINTS = {
     "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
     "warm_start": ["boolean"],
 }
+# The parameters that steer a run, not the model: a warm start takes their current values.
+RUN_CONTROLS = ("max_iter", *COMMON_PARAMETER_CONSTRAINTS)
 # The statuses a warm start continues from: the loop itself did not end the fit.
 _CONTINUABLE = {Status.MAX_ITER, Status.MAX_TIME, Status.INTERRUPTED, Status.CALLBACK, Status.EARLY_STOPPING}
 # The statuses of a fit that ended as asked, not short of its stopping rule.
@@ -67,14 +79,34 @@ class DegenerateModelWarning(UserWarning):
     cancel, and its decision is 0 on the training examples)."""
 
 
-def weighted_vote(hypotheses, weights: np.ndarray, X: np.ndarray, offset: float = 0.0) -> np.ndarray:
-    """``offset + sum_j weights[j] h_j(X)`` over the hypotheses of nonzero weight, accumulated
-    one hypothesis at a time (no n x t matrix of outputs)."""
-    used = np.asarray(weights) != 0.0
-    score = np.full(X.shape[0], float(offset))
-    for w, out in zip(np.asarray(weights)[used], iter_outputs(compress(hypotheses, used), X)):
+def vote_sum(outputs, weights, n: int, offset: float = 0.0) -> np.ndarray:
+    """``offset + sum_j weights[j] * outputs[j]`` for arrays ``outputs[j]`` of ``n`` values: the one
+    summation order of every weighted vote's decision values and of its stages (so that the last
+    stage is the final model bit for bit). The terms are added one at a time, in order, from 0, and
+    the offset last: added first, a large offset (a regression target's mean of 1e15) took the low
+    digits of every term with it (issue 33)."""
+    score = np.zeros(n)
+    for w, out in zip(weights, outputs):
         score += w * out
-    return score
+    return score + float(offset)
+
+
+def weighted_vote(hypotheses, weights: np.ndarray, X: np.ndarray, offset: float = 0.0) -> np.ndarray:
+    """``offset + sum_j weights[j] h_j(X)`` over the hypotheses of nonzero weight (:func:`vote_sum`),
+    one hypothesis at a time (no n x t matrix of outputs)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    used = weights != 0.0
+    return vote_sum(iter_outputs(compress(hypotheses, used), X), weights[used], X.shape[0], offset)
+
+
+def staged_votes(rows: np.ndarray, path, offset: float = 0.0):
+    """Yield :func:`weighted_vote`'s values for every weight vector ``w`` of ``path`` (over the first
+    ``len(w)`` hypotheses), from ``rows`` = the ``(t, n)`` outputs of the hypotheses: the same terms
+    summed in the same order, so that the stage of the final weights is the decision function."""
+    for w in path:
+        w = np.asarray(w, dtype=np.float64)
+        used = np.flatnonzero(w)
+        yield vote_sum(rows[used], w[used], rows.shape[1], offset)
 
 
 class EarlyStopping:
@@ -145,6 +177,29 @@ def _neg_mse(y: np.ndarray, f: np.ndarray) -> float:
     return -float(np.mean((y - f) ** 2))
 
 
+def _same_parameter(a, b) -> bool:
+    """Whether two values of a parameter are the same: numbers by value and kind (an int and a float
+    differ: ``nu=1`` is a count, ``nu=1.0`` a fraction), estimators by their parameters, other objects
+    by ``==`` (a clone of a dataclass learner is equal to it)."""
+    if a is b:
+        return True
+    numeric = (numbers.Number, np.bool_)
+    if isinstance(a, numeric) and isinstance(b, numeric):
+        kind = (lambda v: isinstance(v, (bool, np.bool_)), lambda v: isinstance(v, numbers.Integral))
+        return all(k(a) == k(b) for k in kind) and bool(a == b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.random.RandomState):  # its draws go on; only a seed can change
+        return True
+    if hasattr(a, "get_params") and hasattr(b, "get_params"):
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        return pa.keys() == pb.keys() and all(_same_parameter(pa[k], pb[k]) for k in pa)
+    try:
+        return bool(a == b)
+    except Exception:  # e.g. arrays: no single truth value
+        return False
+
+
 def _fingerprint(*arrays) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for a in arrays:
@@ -164,6 +219,44 @@ class BoostingEstimator:
 
     _is_classifier_score = True
     _weighted_vote = True  # False: the model is no weighted vote, and early stopping cannot score it per round
+    # The model parameters a warm start applies to the rounds to come (module docstring); a change
+    # of any other one is refused. ``_warm_start_apply`` hands the new values to the loop.
+    _warm_start_applies: tuple[str, ...] = ()
+
+    def _warm_start_applicable(self) -> set:
+        """The parameters a warm start may change (:attr:`_warm_start_applies`, where the current
+        values of the others allow it)."""
+        return set(self._warm_start_applies)
+
+    def _model_parameters(self) -> dict:
+        """The parameters that define the model: all but the run controls."""
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in RUN_CONTROLS}
+
+    def _warm_start_changes(self, fitted: dict) -> list:
+        """The model parameters changed since ``fitted`` (those of the fit a warm start continues);
+        ``ValueError`` naming every one the loop cannot continue with."""
+        current = self._model_parameters()
+        changed = [k for k in current if not (k in fitted and _same_parameter(fitted[k], current[k]))]
+        applicable = self._warm_start_applicable()
+        refused = [k for k in changed if k not in applicable]
+        if refused:
+            was = ", ".join(f"{k}={fitted.get(k)!r}" for k in refused)
+            now = ", ".join(f"{k}={current[k]!r}" for k in refused)
+            names = ", ".join(refused)
+            can = (f"it continues with a new {' or '.join(sorted(applicable))} only" if applicable
+                   else "it continues with the same parameters only")
+            raise ValueError(
+                f"{type(self).__name__}: warm_start=True continues the last fit, which was fitted with {was}; the "
+                f"rounds so far depend on {names}, so they cannot be continued with {now} ({can}). Set {names} "
+                f"back to {was}, or set warm_start=False to fit anew with {now}")
+        return changed
+
+    def _warm_start_apply(self, result, changed: list):
+        """Hand the new values of the ``changed`` parameters (all applicable) to the loop of
+        ``result`` before it continues. Returns ``(result, holds)``: the fit to continue (a new
+        one where its model changed with them) and whether the loop's stopping rule holds at its
+        last state under the current parameters (None: unchanged by them)."""
+        return result, None
 
     def _rounds_cap(self) -> int:
         return self.max_iter
@@ -214,20 +307,29 @@ class BoostingEstimator:
         previous = getattr(self, "_fit_result", None) if self.warm_start else None
         fingerprint = _fingerprint(X, y, weights) if self.warm_start else None
         if previous is not None and previous[1] == fingerprint:
-            result = previous[0]
+            result, _, fitted = previous
+            changed = self._warm_start_changes(fitted)
             if result.n_iter > self._rounds_cap():
                 raise ValueError(f"max_iter={self._rounds_cap()} must be at least the {result.n_iter} rounds "
                                  "already fitted when warm_start=True")
+            holds = None
+            if changed:
+                result, holds = self._warm_start_apply(result, changed)
             left = self._rounds_cap() - result.n_iter
-            if result.status in _CONTINUABLE and left > 0:
-                result = continue_rounds(result, max_rounds=left, **options)
+            if holds and result.status in _CONTINUABLE:
+                # the stopping rule holds at the last model under the current parameters: a fit
+                # with them from the start would have stopped there (or before)
+                result = dataclasses.replace(result, status=Status.CONVERGED)
+            elif left > 0 and (result.status in _CONTINUABLE or (result.status == Status.CONVERGED and holds is False)):
+                result = continue_rounds(result, max_rounds=left, **options)  # (a converged fit: tolerance tightened)
         else:
             if previous is not None:
                 raise ValueError("warm_start=True continues the last fit on the same data; this X, y or "
                                  "sample_weight differs (fit a new estimator, or set warm_start=False)")
             result = self._start_loop(X, y, weights, options)
-        # The loop and its state (the presorted data) are kept only for a warm start.
-        self._fit_result = (result, fingerprint) if self.warm_start else None
+        # The loop and its state (the presorted data) are kept only for a warm start, with the
+        # model parameters it ran with (a continuation checks them).
+        self._fit_result = (result, fingerprint, self._model_parameters()) if self.warm_start else None
         if stopper is not None:
             self.best_iteration_ = stopper.best_round
             self.validation_scores_ = np.asarray(stopper.scores)

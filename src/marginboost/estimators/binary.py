@@ -12,9 +12,9 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.base import eval_pair, weighted_vote
+from marginboost.estimators.base import eval_pair, staged_votes, weighted_vote
 from marginboost.estimators.compat import available_if
-from marginboost.weak_learners.ensemble_outputs import output_matrix
+from marginboost.weak_learners.ensemble_outputs import iter_outputs
 from marginboost.estimators.multiclass import per_class, predicted_index, probabilities
 from marginboost.io.model_codecs import NO_STAGES
 
@@ -28,10 +28,16 @@ def check_two_classes(n_classes: int, where: str) -> None:
         )
 
 
-def hypothesis_outputs(est, X) -> np.ndarray:
-    """``(n, t)`` matrix of ``h_j(X)`` over the fitted ``est.hypotheses_``, after the usual checks."""
+def hypothesis_rows(est, X) -> np.ndarray:
+    """``(t, n)`` array of ``h_j(X)`` (row j) over the fitted ``est.hypotheses_``, after the usual
+    checks: what the staged methods sum, as :func:`~marginboost.estimators.base.vote_sum` orders it."""
     check_is_fitted(est)
-    return output_matrix(est.hypotheses_, validate_data(est, X, dtype=np.float64, reset=False))
+    X = validate_data(est, X, dtype=np.float64, reset=False)
+    hypotheses = list(est.hypotheses_)
+    rows = np.empty((len(hypotheses), X.shape[0]))
+    for j, values in enumerate(iter_outputs(hypotheses, X)):
+        rows[j] = values
+    return rows
 
 
 def vote_probability(score: np.ndarray) -> np.ndarray:
@@ -135,6 +141,4 @@ class WeightedVoteMixin:
         check_is_fitted(self)
         if self.weights_path_ is None:
             raise ValueError(NO_STAGES)
-        outputs = hypothesis_outputs(self, X)
-        for w in self.weights_path_:
-            yield outputs[:, : w.shape[0]] @ w
+        yield from staged_votes(hypothesis_rows(self, X), self.weights_path_)

@@ -21,7 +21,9 @@ bounds (:func:`marginboost.totally_corrective.softboost.iteration_bound`,
 :func:`marginboost.classic.adaboostv.adaboostv_rounds`,
 :func:`marginboost.classic.smoothboost.smoothboost_rounds`) are what to pass as ``max_iter`` for
 their guarantees; they are no defaults, since they grow as ``1/eps^2`` (AdaBoostV at
-``eps = 1e-10``: about ``1e21`` rounds).
+``eps = 1e-10``: about ``1e21`` rounds). A warm start takes a changed SmoothBoost ``kappa`` (its
+stopping rule alone) and refuses a change of any other model parameter (ValueError naming it):
+``eps`` and ``nu`` shape every round of the others.
 
 More than two classes: one-vs-rest (:mod:`marginboost.estimators.multiclass`): the fitted attributes below are then
 those of ``estimators_[k]``, class k against the rest, and ``n_iter_``, ``status_``, ``history_``
@@ -46,6 +48,27 @@ from marginboost.estimators.soft_margin import resolve_nu
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.totally_corrective.softboost import softboost
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
+
+
+class _NormalisedPath:
+    """The weights after every round ``t``, ``c_t / sum |c_t|`` with ``c_t`` the first ``t`` round
+    coefficients (or ``last``, the final ones, where they are not: AdaBoostV's 'perfect' stop),
+    computed as the loop computes its final weights, so that the last stage is the model bit for
+    bit. (The loop's compact log rescales the weights of round ``t - 1``, which differs from them
+    in the last bit: the last stage was not the decision function.)"""
+
+    def __init__(self, coefficients, last=None):
+        self._coefficients = np.asarray(coefficients, dtype=np.float64)
+        self._last = last
+
+    def __len__(self) -> int:
+        return self._coefficients.shape[0]
+
+    def __iter__(self):
+        n = len(self)
+        for t in range(1, n + 1):
+            c = self._coefficients[:t] if t < n or self._last is None else np.asarray(self._last, dtype=np.float64)
+            yield c / float(np.sum(np.abs(c)))
 
 
 class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin, BinaryClassifierMixin,
@@ -85,9 +108,13 @@ class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMix
         result = self._fit_rounds(X, y_pm, None, self._binary_eval_set(eval_set))
         self._store_rounds(result)
         self.weights_ = result.weights
-        self.weights_path_ = result.weights_path
+        self.weights_path_ = self._weights_path(result)
         self.margin_ = self._margin(result)
         return self
+
+    def _weights_path(self, result):
+        """The weights after every round, for the staged methods (the loop's log of them)."""
+        return result.weights_path
 
     def _start_loop(self, X, y_pm, weights, options):
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
@@ -292,6 +319,13 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
     def _run(self, oracle, y_pm, options):
         return adaboostv(oracle, y_pm, float(self.eps), self.max_iter, **options)
 
+    def _weights_path(self, result):
+        # the round coefficients alpha_t are the history's steps (the sign of the 'perfect' one)
+        steps = result.history["step"]
+        n = steps.shape[0]
+        last = np.r_[np.zeros(n - 1), steps[-1]] if result.status == "perfect" else None
+        return _NormalisedPath(steps, last)
+
 
 class SmoothBoostClassifier(_ClassicBoostClassifier):
     """SmoothBoost (Servedio, JMLR 2003): boosting with (1/kappa)-smooth distributions.
@@ -351,8 +385,20 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
 
+    # kappa is its stopping rule alone (|M|/m < kappa): a warm start stops by the new one
+    _warm_start_applies = ("kappa",)
+
     def _run(self, oracle, y_pm, options):
         return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), self.max_iter, **options)
+
+    def _weights_path(self, result):
+        return _NormalisedPath(np.ones(result.n_iter))  # w_t = (1/t) 1
+
+    def _warm_start_apply(self, result, changed):
+        loop = result.loop
+        loop.kappa = float(self.kappa)
+        M = result.state[3]
+        return result, float(M.sum() / M.shape[0]) < loop.kappa  # the density the loop tests
 
 
 __all__ = ["AdaBoostVClassifier", "SmoothBoostClassifier", "SoftBoostClassifier", "TotalBoostClassifier"]

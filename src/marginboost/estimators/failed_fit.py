@@ -14,9 +14,12 @@ __all__ = ["forget_fit", "unfitted_on_failure"]
 
 
 def forget_fit(est) -> None:
-    """Delete every fitted attribute (public, ending in ``_``) of ``est``."""
+    """Delete every fitted attribute (public, ending in ``_``) of ``est``, and the loop a warm start
+    would continue: an estimator left unfitted has no fit to continue (a continuation would lack
+    what only a fit's start sets, and would go on from a fit that is no longer its model)."""
     for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
         delattr(est, name)
+    est.__dict__.pop("_fit_result", None)
 
 
 def unfitted_on_failure(fit):

@@ -37,6 +37,8 @@ early_stopping : bool, default=False, stop once ``n_iter_no_change`` updates did
 validation_fraction : float in (0, 1), default=0.1, the share held out (``fit``'s ``eval_set`` replaces it).
 n_iter_no_change : int >= 1, default=10, the patience of ``early_stopping``.
 warm_start : bool, default=False, a second ``fit`` on the same data continues, up to ``max_iter`` in all.
+    A changed ``tol`` applies (a fit converged at the old one goes on to a smaller one); a change of
+    any other model parameter (``beta``, ``loss``, ...) is refused (ValueError naming it).
 
 The held-out score is the accuracy (classifier) or the negative mean squared error (regressor); a
 callback returning True stops the fit (status 'callback'); a warm start's ``history_`` holds the
@@ -66,8 +68,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
-from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, staged_votes, weighted_vote
+from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
@@ -97,8 +99,15 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
     # _path: the weights of every update (staged predictions), not kept by model files.
     _model_unsaved = ("history_", "_path")
 
+    # tol is its stopping tolerance alone: a warm start stops at the new one
+    _warm_start_applies = ("tol",)
+
     def _has_stopping_rule(self) -> bool:
         return self.tol > 0  # tol = 0: no target short of the optimum, so max_iter is the plan
+
+    def _warm_start_apply(self, result, changed):
+        result.loop.tol = float(self.tol)
+        return result, result.gap <= result.loop.tol  # the gap of the last iterate, as the loop tests it
 
     def _start_loop(self, X, y, s, options):
         """Prepare the oracle on ``(X, y)`` (weights ``s``, mean 1, or None) and run FWBoost."""
@@ -125,7 +134,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         self.offset_ = result.offset
         self.train_loss_ = result.loss
         self.gap_ = result.gap
-        self._path = (result.weights_path, result.beta * result.scales)  # the path logs alpha
+        self._path = (result.weights_path, result.beta, result.scales)  # the path logs alpha
         self._store_rounds(result)
         return self
 
@@ -138,11 +147,11 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         check_is_fitted(self)
         if self._path is None:
             raise ValueError(NO_STAGES)
-        outputs = hypothesis_outputs(self, X)
-        path, factor = self._path
-        for alpha in path:
-            k = alpha.shape[0]
-            yield self.offset_ + outputs[:, :k] @ (alpha * factor[:k])
+        path, beta, scales = self._path
+        # coef_ of every iterate, computed as the loop computes the final one (beta * alpha * scales),
+        # summed as _decision sums coef_ (vote_sum's order: the ensemble first, the offset last)
+        coefs = (float(beta) * alpha * scales[: alpha.shape[0]] for alpha in path)
+        yield from staged_votes(hypothesis_rows(self, X), coefs, self.offset_)
 
 
 class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase):

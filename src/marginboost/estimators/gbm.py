@@ -26,6 +26,9 @@ early_stopping : bool, default=False, stop once ``n_iter_no_change`` rounds did 
 validation_fraction : float in (0, 1), default=0.1, the share held out (``fit``'s ``eval_set`` replaces it).
 n_iter_no_change : int >= 1, default=10, the patience of ``early_stopping``.
 warm_start : bool, default=False, a second ``fit`` on the same data adds trees, up to ``max_iter`` in all.
+    A changed ``learning_rate`` applies to every tree, those fitted included, as in scikit-learn's
+    ``GradientBoosting*`` (the training values are recomputed with it before the next tree); a
+    change of any other model parameter is refused (ValueError naming it).
 
 GBM has no stopping rule of its own: ``max_iter`` trees is the plan, and a fit stopped by
 ``max_iter`` or ``max_time`` does not warn. The held-out score is the accuracy (classifier) or
@@ -73,7 +76,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
-from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_outputs
+from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.gbm import LEAF_UPDATES, gbm
@@ -100,8 +103,15 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
     # status_ came with max_time: unsaved, so that files written before it still load
     _model_unsaved = ("history_", "status_")
 
+    # learning_rate: every tree, as scikit-learn's GradientBoosting* (predict uses the current
+    # learning_rate); the training sums are recomputed with it before the next tree is fitted
+    _warm_start_applies = ("learning_rate",)
+
     def _has_stopping_rule(self) -> bool:
         return False  # max_iter trees is the plan: stopping there (or at max_time) is no failure
+
+    def _warm_start_apply(self, result, changed):
+        return result.loop.relearn(result, float(self.learning_rate)), None
 
     def _start_loop(self, X, y, s, options):
         """Run GBM on ``(X, y)`` (weights ``s``, mean 1, or None)."""
@@ -132,10 +142,13 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         return weighted_vote(self.hypotheses_, weights, X, self.init_)
 
     def _staged(self, X):
-        outputs = hypothesis_outputs(self, X)
-        F = self.init_ + np.cumsum(self.learning_rate * outputs, axis=1)
-        for t in range(F.shape[1]):
-            yield F[:, t]
+        # _decision's sums (vote_sum's order: the trees from 0, the constant last), one tree more a stage
+        rate = float(self.learning_rate)
+        rows = hypothesis_rows(self, X)
+        Z = np.zeros(rows.shape[1])
+        for row in rows:
+            Z += rate * row
+            yield Z + float(self.init_)
 
 
 class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase):

@@ -114,6 +114,17 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
                           "unseparated (e.g. equal points with opposite labels)", ConvergenceWarning, stacklevel=4)
         return self
 
+    # aggregation is read at predict time; max_pairs bounds the pairs of the data (checked again)
+    _warm_start_applies = ("aggregation", "max_pairs")
+
+    def _warm_start_apply(self, result, changed):
+        loop = result.loop
+        if loop.n_pairs > self.max_pairs:
+            raise ValueError(f"GraphSepBoost keeps a graph on the {loop.pos.shape[0]} x {loop.neg.shape[0]} = "
+                             f"{loop.n_pairs} pairs of opposite labels, above max_pairs={self.max_pairs}; raise "
+                             "max_pairs if the memory is available, or subsample the data")
+        return result, None
+
     def _start_loop(self, X, y_pm, weights, options):
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         return graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs, **options)

@@ -12,7 +12,9 @@
 All three take the run controls of :mod:`marginboost.estimators.base` (``max_iter``,
 ``max_time``, ``verbose``, ``callbacks``, early stopping, ``warm_start``). They have no
 stopping rule of their own (they stop after ``max_iter`` rounds, or when no weak edge is
-left), so a stop by ``max_iter`` or ``max_time`` is no ``ConvergenceWarning``.
+left), so a stop by ``max_iter`` or ``max_time`` is no ``ConvergenceWarning``. A warm start takes a
+changed ``learning_rate`` for the steps to come (the steps taken stay in ``coef_``) and refuses a
+change of any other model parameter (ValueError naming it).
 
 The fitted model is ``f(x) = sum_t eta_t h_t(x)``; ``decision_function`` returns it divided
 by ``sum_t eta_t`` (in [-1, 1], same sign), ``predict`` its sign (0 -> ``classes_[0]``).
@@ -24,6 +26,7 @@ and ``n_iter_``, ``status_``, ``history_`` hold one entry per class. ``predict_p
 """
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import warnings
 
@@ -33,7 +36,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d,
 
 from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning,
                                          weighted_vote)
-from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_outputs, vote_probability
+from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_rows, vote_probability
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import relative_sample_weight
@@ -83,8 +86,18 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
     _model_state = {"coef_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("distribution_", "history_")
 
+    # learning_rate multiplies each step: a warm start takes the new one for the steps to come
+    # (those taken stay in coef_)
+    _warm_start_applies = ("learning_rate",)
+
     def _parts(self, m: int, mask, weights):
         raise NotImplementedError
+
+    def _warm_start_apply(self, result, changed):
+        loop = result.loop
+        loop.parts = dataclasses.replace(
+            loop.parts, step=dataclasses.replace(loop.parts.step, learning_rate=float(self.learning_rate)))
+        return result, None
 
     def _has_stopping_rule(self) -> bool:
         return False  # max_iter rounds is the algorithm (no convergence criterion): no ConvergenceWarning
@@ -187,16 +200,18 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        total = self.coef_.sum()
+        total = np.sum(self.coef_)
         return weighted_vote(self.hypotheses_, self.coef_, X) / total if total > 0 else np.zeros(X.shape[0])
 
     @per_class
     def staged_decision_function(self, X):
         """Yield the normalised ``f_t(X)`` after every round ``t`` (one per row of ``history_``)."""
-        scores = np.cumsum(hypothesis_outputs(self, X) * self.coef_, axis=1)
-        totals = np.cumsum(self.coef_)
-        for t in range(self.coef_.shape[0]):
-            yield scores[:, t] / totals[t]
+        rows = hypothesis_rows(self, X)
+        score = np.zeros(rows.shape[1])
+        for t, (eta, row) in enumerate(zip(self.coef_, rows)):
+            # decision_function's sums (vote_sum's order, the total by np.sum), one term more a stage
+            score += eta * row
+            yield (score + 0.0) / np.sum(self.coef_[: t + 1])
 
 
 class MABoostClassifier(_MirrorBoostClassifier):

