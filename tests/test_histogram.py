@@ -626,3 +626,25 @@ def test_the_subtraction_sums_the_child_with_fewer_examples_the_left_one_on_a_ti
         small, large = (left, right) if small_side == "left" else (right, left)
         np.testing.assert_array_equal(plan, [[0, small, large]])
         np.testing.assert_array_equal(summed, np.eye(3, dtype=np.int64)[small + 1])
+
+
+def test_threadpool_limits_cap_the_openmp_threads():
+    """n_jobs counts OpenMP's threads as scikit-learn does: a threadpoolctl limit (here entered after
+    the learner was prepared) caps them, and the tree is the same whatever the count."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from marginboost.weak_learners._histogram import effective_threads
+    from marginboost.weak_learners.binning import max_threads, n_threads
+
+    if max_threads() == 1:
+        pytest.skip("a build without OpenMP (or one CPU): nothing to limit")
+    assert any(pool["user_api"] == "openmp" for pool in threadpool_info())
+    X, y, d = random_sample(3, m=400, p=6)
+    oracle = HistogramTree(2, n_jobs=-1).prepare(X, y)
+    h_all, _ = oracle(d)
+    assert n_threads(-1) == max_threads() >= 2 and effective_threads(2) == 2
+    with threadpool_limits(1, user_api="openmp"):
+        assert n_threads(-1) == n_threads(2) == effective_threads(2) == max_threads() == 1
+        h_one, _ = oracle(d)
+    assert n_threads(-1) == max_threads()
+    assert_same_tree(h_all, h_one)
