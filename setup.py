@@ -30,10 +30,6 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).parent
 SOURCES = sorted((ROOT / "src").rglob("*.pyx"))
-# Development aid: MARGINBOOST_BUILD_ONLY=_projections,_trees rebuilds only the modules whose path
-# contains one of the names (a half-edited sibling module then does not stop the build).
-if os.environ.get("MARGINBOOST_BUILD_ONLY"):
-    SOURCES = [p for p in SOURCES if any(k in str(p) for k in os.environ["MARGINBOOST_BUILD_ONLY"].split(","))]
 DIRECTIVES = {
     "language_level": 3,
     "boundscheck": False,
