@@ -6,11 +6,11 @@ replaced in the same order (``-ffp-contract=off``, no reassociation; the only pr
 which are exact), or others of the same result bit for bit (said where): the same input gives the
 same bits as under numba.
 """
-from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_F_CONTIGUOUS, PyBUF_FORMAT, PyBUF_WRITABLE,
-                             PyObject_GetBuffer)
 from libc.math cimport fabs
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+
+from marginboost.core._buffers cimport MB_C, MB_F, MB_F32, MB_F64, MB_I64, MB_U64, MB_U8, mb_acquire, mb_init, mb_release
 
 import numpy as np
 
@@ -47,74 +47,18 @@ cdef extern from *:
         memcpy(&c, &u, 8);
         return c;
     }
-    /* Arrays are taken through the buffer protocol (PyObject_GetBuffer), not as typed
-       memoryviews: a memoryview argument costs ~250 ns to set up, a buffer ~90, and several of
-       these kernels run in a microsecond or two (a 3-row block, a column). The buffer's format is
-       checked here: one native (or little-endian '<' on such a machine) type code of the kind. */
-    enum { MBB_F64 = 0, MBB_F32 = 1, MBB_I64 = 2, MBB_U64 = 3, MBB_U8 = 4 };
-    static int mbb_format_ok(const char* f, int kind, Py_ssize_t itemsize) {
-        static const Py_ssize_t sizes[5] = {8, 4, 8, 8, 1};
-        if (itemsize != sizes[kind]) return 0;
-        if (f == NULL) return kind == MBB_U8;
-        if (*f == '@' || *f == '=') f++;
-    #if PY_LITTLE_ENDIAN
-        else if (*f == '<') f++;
-    #else
-        else if (*f == '>' || *f == '!') f++;
-    #endif
-        if (f[0] == 0 || f[1] != 0) return 0;
-        switch (kind) {
-            case MBB_F64: return f[0] == 'd';
-            case MBB_F32: return f[0] == 'f';
-            case MBB_I64: return f[0] == 'q' || f[0] == 'l' || f[0] == 'n';
-            case MBB_U64: return f[0] == 'Q' || f[0] == 'L' || f[0] == 'N';
-            default: return f[0] == 'B';
-        }
-    }
-    static inline void mbb_buffer_init(Py_buffer* v) { v->obj = NULL; v->buf = NULL; }
-    static inline void mbb_buffer_release(Py_buffer* v) { if (v->obj != NULL) PyBuffer_Release(v); }
     static const uint64_t MBB_LOW_BITS = 0x0101010101010101ULL;  /* bit 0 of each byte */
     static const uint64_t MBB_BYTE_BITS_TO_TOP = 0x0102040810204080ULL;  /* times it: bit 0 of byte s -> bit 56 + s */
     """
     uint64_t mbb_popcount(uint64_t x) noexcept nogil
     uint64_t mbb_scalar(uint64_t x) noexcept nogil
     double mbb_plus_minus(double c, uint64_t bit) noexcept nogil
-    enum:
-        MBB_F64
-        MBB_F32
-        MBB_I64
-        MBB_U64
-        MBB_U8
-    int mbb_format_ok(const char* f, int kind, Py_ssize_t itemsize) noexcept nogil
-    void mbb_buffer_init(Py_buffer* v) noexcept nogil
-    void mbb_buffer_release(Py_buffer* v) noexcept
     const uint64_t MBB_LOW_BITS
     const uint64_t MBB_BYTE_BITS_TO_TOP
 
 cdef enum:
     _TILE_WORDS = 256  # 2048 examples: 16 KiB of partial sums
     _GROUP_CHUNK = 16  # 16 tables of 256 float64: 32 KiB
-
-
-_KIND_NAMES = ("float64", "float32", "int64", "uint64", "uint8")
-
-
-cdef int _acquire(object obj, Py_buffer* view, int ndim, int kind, bint writable, bint fortran,
-                  const char* name) except -1:
-    """``view`` := a C-contiguous (Fortran-contiguous with ``fortran``) buffer of ``obj`` with ``ndim``
-    dimensions of the ``kind``; ``ValueError`` otherwise (numpy's own for a layout or a read-only
-    array asked to be written)."""
-    cdef int flags = PyBUF_FORMAT | (PyBUF_F_CONTIGUOUS if fortran else PyBUF_C_CONTIGUOUS)
-    if writable:
-        flags |= PyBUF_WRITABLE
-    PyObject_GetBuffer(obj, view, flags)
-    if view.ndim != ndim or not mbb_format_ok(view.format, kind, view.itemsize):
-        got = (view.format or b"B").decode("ascii", "replace")
-        got_ndim = view.ndim
-        mbb_buffer_release(view)
-        raise ValueError(f"Buffer dtype mismatch for {name.decode()}: expected {ndim}-d {_KIND_NAMES[kind]}, "
-                         f"got {got_ndim}-d format {got!r}")
-    return 0
 
 
 cdef inline int _below(const int64_t* index, Py_ssize_t count, int64_t bound) noexcept nogil:
@@ -136,11 +80,11 @@ def _pack(u, packed):
     cdef Py_ssize_t m, full, k, e, i
     cdef int ok = 1, p
     cdef double v
-    mbb_buffer_init(&bu)
-    mbb_buffer_init(&bp)
+    mb_init(&bu)
+    mb_init(&bp)
     try:
-        _acquire(u, &bu, 1, MBB_F64, False, False, b"u")
-        _acquire(packed, &bp, 1, MBB_U8, True, False, b"packed")
+        mb_acquire(&bu, u, MB_F64, 1, False, MB_C, b"u")
+        mb_acquire(&bp, packed, MB_U8, 1, True, MB_C, b"packed")
         m = bu.shape[0]
         full = m // 8
         if bp.shape[0] < (m + 7) // 8:
@@ -169,8 +113,8 @@ def _pack(u, packed):
                 return i
         return -1
     finally:
-        mbb_buffer_release(&bu)
-        mbb_buffer_release(&bp)
+        mb_release(&bu)
+        mb_release(&bp)
 
 
 def _store(W, Py_ssize_t g, int c, packed, spread):
@@ -181,13 +125,13 @@ def _store(W, Py_ssize_t g, int c, packed, spread):
     cdef const uint64_t* sp
     cdef Py_ssize_t k, words
     cdef uint64_t keep
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&bp)
-    mbb_buffer_init(&bs)
+    mb_init(&bW)
+    mb_init(&bp)
+    mb_init(&bs)
     try:
-        _acquire(W, &bW, 2, MBB_U64, True, False, b"W")
-        _acquire(packed, &bp, 1, MBB_U8, False, False, b"packed")
-        _acquire(spread, &bs, 1, MBB_U64, False, False, b"spread")
+        mb_acquire(&bW, W, MB_U64, 2, True, MB_C, b"W")
+        mb_acquire(&bp, packed, MB_U8, 1, False, MB_C, b"packed")
+        mb_acquire(&bs, spread, MB_U64, 1, False, MB_C, b"spread")
         words = bW.shape[1]
         if not (0 <= g < bW.shape[0] and 0 <= c < 8) or bp.shape[0] < words or bs.shape[0] < 256:
             raise IndexError("_store: group, bit, packed bytes or spread table out of range")
@@ -199,9 +143,9 @@ def _store(W, Py_ssize_t g, int c, packed, spread):
             for k in range(words):
                 row[k] = (row[k] & keep) | (sp[pk[k]] << c)
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&bp)
-        mbb_buffer_release(&bs)
+        mb_release(&bW)
+        mb_release(&bp)
+        mb_release(&bs)
 
 
 def _equals(W, Py_ssize_t g, int c, packed, spread):
@@ -212,13 +156,13 @@ def _equals(W, Py_ssize_t g, int c, packed, spread):
     cdef const uint64_t* sp
     cdef Py_ssize_t k, words
     cdef int same = 1
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&bp)
-    mbb_buffer_init(&bs)
+    mb_init(&bW)
+    mb_init(&bp)
+    mb_init(&bs)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(packed, &bp, 1, MBB_U8, False, False, b"packed")
-        _acquire(spread, &bs, 1, MBB_U64, False, False, b"spread")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&bp, packed, MB_U8, 1, False, MB_C, b"packed")
+        mb_acquire(&bs, spread, MB_U64, 1, False, MB_C, b"spread")
         words = bW.shape[1]
         if not (0 <= g < bW.shape[0] and 0 <= c < 8) or bp.shape[0] < words or bs.shape[0] < 256:
             raise IndexError("_equals: group, bit, packed bytes or spread table out of range")
@@ -232,9 +176,9 @@ def _equals(W, Py_ssize_t g, int c, packed, spread):
                     break
         return bool(same)
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&bp)
-        mbb_buffer_release(&bs)
+        mb_release(&bW)
+        mb_release(&bp)
+        mb_release(&bs)
 
 
 def _unpack(W, index, Py_ssize_t m, out):
@@ -248,13 +192,13 @@ def _unpack(W, index, Py_ssize_t m, out):
     cdef uint64_t x, shift
     cdef const uint64_t* row
     cdef double* col
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&bi)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&bi)
+    mb_init(&bo)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(index, &bi, 1, MBB_I64, False, False, b"index")
-        _acquire(out, &bo, 2, MBB_F64, True, True, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&bi, index, MB_I64, 1, False, MB_C, b"index")
+        mb_acquire(&bo, out, MB_F64, 2, True, MB_F, b"out")
         words = bW.shape[1]
         count = bi.shape[0]
         idx = <const int64_t*>bi.buf
@@ -276,9 +220,9 @@ def _unpack(W, index, Py_ssize_t m, out):
                 for i in range(8 * full, m):
                     col[i] = 1.0 if (row[i // 8] >> (8 * (i % 8) + shift)) & 1 else -1.0
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&bi)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&bi)
+        mb_release(&bo)
 
 
 def _gather(W, rows, cols, out):
@@ -292,15 +236,15 @@ def _gather(W, rows, cols, out):
     cdef uint64_t shift, u
     cdef const uint64_t* row
     cdef double* col
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&br)
-    mbb_buffer_init(&bc)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&br)
+    mb_init(&bc)
+    mb_init(&bo)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(rows, &br, 1, MBB_I64, False, False, b"rows")
-        _acquire(cols, &bc, 1, MBB_I64, False, False, b"cols")
-        _acquire(out, &bo, 2, MBB_F64, True, True, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&br, rows, MB_I64, 1, False, MB_C, b"rows")
+        mb_acquire(&bc, cols, MB_I64, 1, False, MB_C, b"cols")
+        mb_acquire(&bo, out, MB_F64, 2, True, MB_F, b"out")
         words = bW.shape[1]
         n = br.shape[0]
         k = bc.shape[0]
@@ -320,10 +264,10 @@ def _gather(W, rows, cols, out):
                     u = <uint64_t>rp[r]  # unsigned (the rows are checked): // 8 and % 8 a shift and a mask
                     col[r] = 1.0 if (row[u >> 3] >> (((u & 7) << 3) + shift)) & 1 else -1.0
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&br)
-        mbb_buffer_release(&bc)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&br)
+        mb_release(&bc)
+        mb_release(&bo)
 
 
 def _gather_centred32(W, rows, cols, mean, scale, out):
@@ -341,19 +285,19 @@ def _gather_centred32(W, rows, cols, mean, scale, out):
     cdef double up, down
     cdef const uint64_t* row
     cdef float* orow
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&br)
-    mbb_buffer_init(&bc)
-    mbb_buffer_init(&bm)
-    mbb_buffer_init(&bs)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&br)
+    mb_init(&bc)
+    mb_init(&bm)
+    mb_init(&bs)
+    mb_init(&bo)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(rows, &br, 1, MBB_I64, False, False, b"rows")
-        _acquire(cols, &bc, 1, MBB_I64, False, False, b"cols")
-        _acquire(mean, &bm, 1, MBB_F64, False, False, b"mean")
-        _acquire(scale, &bs, 1, MBB_F64, False, False, b"scale")
-        _acquire(out, &bo, 2, MBB_F32, True, False, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&br, rows, MB_I64, 1, False, MB_C, b"rows")
+        mb_acquire(&bc, cols, MB_I64, 1, False, MB_C, b"cols")
+        mb_acquire(&bm, mean, MB_F64, 1, False, MB_C, b"mean")
+        mb_acquire(&bs, scale, MB_F64, 1, False, MB_C, b"scale")
+        mb_acquire(&bo, out, MB_F32, 2, True, MB_C, b"out")
         words = bW.shape[1]
         n = br.shape[0]
         k = bc.shape[0]
@@ -377,12 +321,12 @@ def _gather_centred32(W, rows, cols, mean, scale, out):
                     u = <uint64_t>rp[r]
                     orow[r] = <float>((up if (row[u >> 3] >> (((u & 7) << 3) + shift)) & 1 else down) * sp[r])
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&br)
-        mbb_buffer_release(&bc)
-        mbb_buffer_release(&bm)
-        mbb_buffer_release(&bs)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&br)
+        mb_release(&bc)
+        mb_release(&bm)
+        mb_release(&bs)
+        mb_release(&bo)
 
 
 cdef inline void _quad_sums(const uint64_t* row0, const uint64_t* row1, const uint64_t* row2, const uint64_t* row3,
@@ -470,25 +414,25 @@ def _weighted_row_sums(W, rows, cols, c, out, signs, bint keep_signs):
     cdef uint8_t* nibbles = NULL
     cdef const uint8_t* nib
     cdef float* srow
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&br)
-    mbb_buffer_init(&bc)
-    mbb_buffer_init(&bcc)
-    mbb_buffer_init(&bo)
-    mbb_buffer_init(&bs)
+    mb_init(&bW)
+    mb_init(&br)
+    mb_init(&bc)
+    mb_init(&bcc)
+    mb_init(&bo)
+    mb_init(&bs)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(rows, &br, 1, MBB_I64, False, False, b"rows")
-        _acquire(cols, &bc, 1, MBB_I64, False, False, b"cols")
-        _acquire(c, &bcc, 1, MBB_F64, False, False, b"c")
-        _acquire(out, &bo, 1, MBB_F64, True, False, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&br, rows, MB_I64, 1, False, MB_C, b"rows")
+        mb_acquire(&bc, cols, MB_I64, 1, False, MB_C, b"cols")
+        mb_acquire(&bcc, c, MB_F64, 1, False, MB_C, b"c")
+        mb_acquire(&bo, out, MB_F64, 1, True, MB_C, b"out")
         words = bW.shape[1]
         n = br.shape[0]
         k = bc.shape[0]
         rp = <const int64_t*>br.buf
         cp = <const int64_t*>bc.buf
         if keep_signs:
-            _acquire(signs, &bs, 2, MBB_F32, True, False, b"signs")
+            mb_acquire(&bs, signs, MB_F32, 2, True, MB_C, b"signs")
         if (not _below(cp, k, 8 * bW.shape[0]) or not _below(rp, n, 8 * words) or bcc.shape[0] < n
                 or bo.shape[0] < k or (keep_signs and (bs.shape[0] < k or bs.shape[1] != n))):
             raise IndexError("_weighted_row_sums: rows, cols, c, out or signs out of range")
@@ -510,12 +454,12 @@ def _weighted_row_sums(W, rows, cols, c, out, signs, bint keep_signs):
                         srow[r] = 1.0 if (nib[r] >> j) & 1 else -1.0
     finally:
         free(nibbles)
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&br)
-        mbb_buffer_release(&bc)
-        mbb_buffer_release(&bcc)
-        mbb_buffer_release(&bo)
-        mbb_buffer_release(&bs)
+        mb_release(&bW)
+        mb_release(&br)
+        mb_release(&bc)
+        mb_release(&bcc)
+        mb_release(&bo)
+        mb_release(&bs)
 
 
 def _gather_weighted_centred32(W, rows, cols, c, double total, scale, out, mean):
@@ -533,21 +477,21 @@ def _gather_weighted_centred32(W, rows, cols, c, double total, scale, out, mean)
     cdef uint8_t* nibbles = NULL
     cdef const uint8_t* nib
     cdef float* orow
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&br)
-    mbb_buffer_init(&bc)
-    mbb_buffer_init(&bcc)
-    mbb_buffer_init(&bsc)
-    mbb_buffer_init(&bo)
-    mbb_buffer_init(&bm)
+    mb_init(&bW)
+    mb_init(&br)
+    mb_init(&bc)
+    mb_init(&bcc)
+    mb_init(&bsc)
+    mb_init(&bo)
+    mb_init(&bm)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(rows, &br, 1, MBB_I64, False, False, b"rows")
-        _acquire(cols, &bc, 1, MBB_I64, False, False, b"cols")
-        _acquire(c, &bcc, 1, MBB_F64, False, False, b"c")
-        _acquire(scale, &bsc, 1, MBB_F64, False, False, b"scale")
-        _acquire(out, &bo, 2, MBB_F32, True, False, b"out")
-        _acquire(mean, &bm, 1, MBB_F64, True, False, b"mean")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&br, rows, MB_I64, 1, False, MB_C, b"rows")
+        mb_acquire(&bc, cols, MB_I64, 1, False, MB_C, b"cols")
+        mb_acquire(&bcc, c, MB_F64, 1, False, MB_C, b"c")
+        mb_acquire(&bsc, scale, MB_F64, 1, False, MB_C, b"scale")
+        mb_acquire(&bo, out, MB_F32, 2, True, MB_C, b"out")
+        mb_acquire(&bm, mean, MB_F64, 1, True, MB_C, b"mean")
         words = bW.shape[1]
         n = br.shape[0]
         k = bc.shape[0]
@@ -579,27 +523,27 @@ def _gather_weighted_centred32(W, rows, cols, c, double total, scale, out, mean)
                     orow[r] = <float>((up if (nib[r] >> j) & 1 else down) * sp[r])
     finally:
         free(nibbles)
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&br)
-        mbb_buffer_release(&bc)
-        mbb_buffer_release(&bcc)
-        mbb_buffer_release(&bsc)
-        mbb_buffer_release(&bo)
-        mbb_buffer_release(&bm)
+        mb_release(&bW)
+        mb_release(&br)
+        mb_release(&bc)
+        mb_release(&bcc)
+        mb_release(&bsc)
+        mb_release(&bo)
+        mb_release(&bm)
 
 
 def _all_below(index, int64_t n):
     """Whether every entry of ``index`` (int64) lies in ``[0, n)`` (an unsigned compare catches both ends)."""
     cdef Py_buffer bi
     cdef int ok
-    mbb_buffer_init(&bi)
+    mb_init(&bi)
     try:
-        _acquire(index, &bi, 1, MBB_I64, False, False, b"index")
+        mb_acquire(&bi, index, MB_I64, 1, False, MB_C, b"index")
         with nogil:
             ok = _below(<const int64_t*>bi.buf, bi.shape[0], n)
         return bool(ok)
     finally:
-        mbb_buffer_release(&bi)
+        mb_release(&bi)
 
 
 def _rows_cols_below(rows, int64_t m, cols, int64_t n):
@@ -608,18 +552,18 @@ def _rows_cols_below(rows, int64_t m, cols, int64_t n):
     and its arguments are much of a small block's time)."""
     cdef Py_buffer br, bc
     cdef int rows_ok, cols_ok
-    mbb_buffer_init(&br)
-    mbb_buffer_init(&bc)
+    mb_init(&br)
+    mb_init(&bc)
     try:
-        _acquire(rows, &br, 1, MBB_I64, False, False, b"rows")
-        _acquire(cols, &bc, 1, MBB_I64, False, False, b"cols")
+        mb_acquire(&br, rows, MB_I64, 1, False, MB_C, b"rows")
+        mb_acquire(&bc, cols, MB_I64, 1, False, MB_C, b"cols")
         with nogil:
             rows_ok = _below(<const int64_t*>br.buf, br.shape[0], m)
             cols_ok = _below(<const int64_t*>bc.buf, bc.shape[0], n)
         return 0 if rows_ok and cols_ok else (1 if not rows_ok else 2)
     finally:
-        mbb_buffer_release(&br)
-        mbb_buffer_release(&bc)
+        mb_release(&br)
+        mb_release(&bc)
 
 
 def _gather_bits(W_bytes, row_bytes, cols, out):
@@ -645,15 +589,15 @@ def _gather_bits(W_bytes, row_bytes, cols, out):
     cdef uint64_t words[8]
     cdef const uint8_t* row
     cdef int bad = 0
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&brb)
-    mbb_buffer_init(&bc)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&brb)
+    mb_init(&bc)
+    mb_init(&bo)
     try:
-        _acquire(W_bytes, &bW, 2, MBB_U8, False, False, b"W_bytes")
-        _acquire(row_bytes, &brb, 1, MBB_U64, False, False, b"row_bytes")
-        _acquire(cols, &bc, 1, MBB_I64, False, False, b"cols")
-        _acquire(out, &bo, 2, MBB_U64, True, False, b"out")
+        mb_acquire(&bW, W_bytes, MB_U8, 2, False, MB_C, b"W_bytes")
+        mb_acquire(&brb, row_bytes, MB_U64, 1, False, MB_C, b"row_bytes")
+        mb_acquire(&bc, cols, MB_I64, 1, False, MB_C, b"cols")
+        mb_acquire(&bo, out, MB_U64, 2, True, MB_C, b"out")
         k = bc.shape[0]
         n = brb.shape[0]
         row_len = bW.shape[1]
@@ -695,10 +639,10 @@ def _gather_bits(W_bytes, row_bytes, cols, out):
                             words[cc] = 0
                 q0 = q1
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&brb)
-        mbb_buffer_release(&bc)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&brb)
+        mb_release(&bc)
+        mb_release(&bo)
 
 
 def _sign_gram(B, int64_t n):
@@ -712,17 +656,17 @@ def _sign_gram(B, int64_t n):
     cdef uint64_t ones, differ
     cdef const uint64_t* bi
     cdef const uint64_t* bj
-    mbb_buffer_init(&bB)
-    mbb_buffer_init(&bS)
-    mbb_buffer_init(&bs)
+    mb_init(&bB)
+    mb_init(&bS)
+    mb_init(&bs)
     try:
-        _acquire(B, &bB, 2, MBB_U64, False, False, b"B")
+        mb_acquire(&bB, B, MB_U64, 2, False, MB_C, b"B")
         k = bB.shape[0]
         words = bB.shape[1]
         S_array = np.empty((k, k), dtype=np.int64)
         s_array = np.empty(k, dtype=np.int64)
-        _acquire(S_array, &bS, 2, MBB_I64, True, False, b"S")
-        _acquire(s_array, &bs, 1, MBB_I64, True, False, b"s")
+        mb_acquire(&bS, S_array, MB_I64, 2, True, MB_C, b"S")
+        mb_acquire(&bs, s_array, MB_I64, 1, True, MB_C, b"s")
         Bp = <const uint64_t*>bB.buf
         S = <int64_t*>bS.buf
         s = <int64_t*>bs.buf
@@ -743,9 +687,9 @@ def _sign_gram(B, int64_t n):
                     S[j * k + i] = S[i * k + j]
         return S_array, s_array
     finally:
-        mbb_buffer_release(&bB)
-        mbb_buffer_release(&bS)
-        mbb_buffer_release(&bs)
+        mb_release(&bB)
+        mb_release(&bS)
+        mb_release(&bs)
 
 
 cdef void _tables_c(const double* w, Py_ssize_t n, double* T) noexcept nogil:
@@ -771,21 +715,21 @@ def _tables(w, Py_ssize_t n):
     -w_{8g+c})``, in ascending c from 0.0; (ceil(n / 8), 256) float64."""
     cdef Py_buffer bw, bT
     cdef Py_ssize_t G = (n + 7) // 8
-    mbb_buffer_init(&bw)
-    mbb_buffer_init(&bT)
+    mb_init(&bw)
+    mb_init(&bT)
     try:
-        _acquire(w, &bw, 1, MBB_F64, False, False, b"w")
+        mb_acquire(&bw, w, MB_F64, 1, False, MB_C, b"w")
         if bw.shape[0] < n or n < 0:
             raise ValueError("_tables: w must hold n weights")
         T_array = np.empty((G, 256))
-        _acquire(T_array, &bT, 2, MBB_F64, True, False, b"T")
+        mb_acquire(&bT, T_array, MB_F64, 2, True, MB_C, b"T")
         if G:
             with nogil:
                 _tables_c(<const double*>bw.buf, n, <double*>bT.buf)
         return T_array
     finally:
-        mbb_buffer_release(&bw)
-        mbb_buffer_release(&bT)
+        mb_release(&bw)
+        mb_release(&bT)
 
 
 cdef void _matvec_c(const uint64_t* W, Py_ssize_t words, const double* T, Py_ssize_t G, Py_ssize_t m,
@@ -878,13 +822,13 @@ def _matvec(W, T, Py_ssize_t m, out):
     """``out[i] = sum over g ascending of T[g, byte_g(i)]``, from 0.0."""
     cdef Py_buffer bW, bT, bo
     cdef Py_ssize_t G, i
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&bT)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&bT)
+    mb_init(&bo)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(T, &bT, 2, MBB_F64, False, False, b"T")
-        _acquire(out, &bo, 1, MBB_F64, True, False, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&bT, T, MB_F64, 2, False, MB_C, b"T")
+        mb_acquire(&bo, out, MB_F64, 1, True, MB_C, b"out")
         G = bT.shape[0]
         if G > bW.shape[0] or m < 0 or m > 8 * bW.shape[1] or bo.shape[0] < m or bT.shape[1] != 256:
             raise IndexError("_matvec: W, T, m or out do not match")
@@ -895,9 +839,9 @@ def _matvec(W, T, Py_ssize_t m, out):
             elif m:
                 _matvec_c(<const uint64_t*>bW.buf, bW.shape[1], <const double*>bT.buf, G, m, <double*>bo.buf)
     finally:
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&bT)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&bT)
+        mb_release(&bo)
 
 
 def _matvec_w(W, w, Py_ssize_t n, Py_ssize_t m, out):
@@ -906,13 +850,13 @@ def _matvec_w(W, w, Py_ssize_t n, Py_ssize_t m, out):
     cdef Py_buffer bW, bw, bo
     cdef Py_ssize_t G = (n + 7) // 8
     cdef double* T = NULL
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&bw)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&bw)
+    mb_init(&bo)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(w, &bw, 1, MBB_F64, False, False, b"w")
-        _acquire(out, &bo, 1, MBB_F64, True, False, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&bw, w, MB_F64, 1, False, MB_C, b"w")
+        mb_acquire(&bo, out, MB_F64, 1, True, MB_C, b"out")
         if n < 1 or bw.shape[0] < n or G > bW.shape[0] or m < 1 or m > 8 * bW.shape[1] or bo.shape[0] < m:
             raise IndexError("_matvec_w: W, w, n, m or out do not match")
         T = <double*>malloc(256 * G * sizeof(double))
@@ -923,9 +867,9 @@ def _matvec_w(W, w, Py_ssize_t n, Py_ssize_t m, out):
             _matvec_c(<const uint64_t*>bW.buf, bW.shape[1], T, G, m, <double*>bo.buf)
     finally:
         free(T)
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&bw)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&bw)
+        mb_release(&bo)
 
 
 cdef void _rmatvec_c(const uint64_t* W, Py_ssize_t words, const double* d, Py_ssize_t m, Py_ssize_t n,
@@ -985,13 +929,13 @@ def _rmatvec(W, d, Py_ssize_t n, out):
     cdef Py_buffer bW, bd, bo
     cdef Py_ssize_t G = (n + 7) // 8, m
     cdef double* H = NULL
-    mbb_buffer_init(&bW)
-    mbb_buffer_init(&bd)
-    mbb_buffer_init(&bo)
+    mb_init(&bW)
+    mb_init(&bd)
+    mb_init(&bo)
     try:
-        _acquire(W, &bW, 2, MBB_U64, False, False, b"W")
-        _acquire(d, &bd, 1, MBB_F64, False, False, b"d")
-        _acquire(out, &bo, 1, MBB_F64, True, False, b"out")
+        mb_acquire(&bW, W, MB_U64, 2, False, MB_C, b"W")
+        mb_acquire(&bd, d, MB_F64, 1, False, MB_C, b"d")
+        mb_acquire(&bo, out, MB_F64, 1, True, MB_C, b"out")
         m = bd.shape[0]
         if n < 0 or G > bW.shape[0] or m > 8 * bW.shape[1] or bo.shape[0] < n:
             raise IndexError("_rmatvec: W, d, n or out do not match")
@@ -1004,6 +948,6 @@ def _rmatvec(W, d, Py_ssize_t n, out):
             _rmatvec_c(<const uint64_t*>bW.buf, bW.shape[1], <const double*>bd.buf, m, n, H, <double*>bo.buf)
     finally:
         free(H)
-        mbb_buffer_release(&bW)
-        mbb_buffer_release(&bd)
-        mbb_buffer_release(&bo)
+        mb_release(&bW)
+        mb_release(&bd)
+        mb_release(&bo)

@@ -5,13 +5,13 @@ Every loop does the operations of the numba kernels it replaced, in the same ord
 same types (``-ffp-contract=off``, no reassociation), or others of the same result bit for bit
 (said where): the same input gives the same bits as under numba.
 """
-from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBUF_STRIDES, PyBUF_WRITABLE, PyObject_GetBuffer
 from libc.math cimport exp, log, log1p, fabs, isnan, INFINITY, NAN
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 import numpy as np
 
+from marginboost.core._buffers cimport MB_C, MB_F64, MB_I64, MB_STRIDED, mb_acquire, mb_init, mb_release
 from marginboost.core._vector_math cimport exp_into_c, log_minus_c
 
 # Constants as C ``static const`` (a module-level ``cdef double`` is reloaded in every iteration).
@@ -32,23 +32,6 @@ cdef extern from *:
        negligible, and a pivot dropped there is far below its cap. */
     static const double MBP_GLOBAL_SCALE_FLOOR = 1e-190;
     static const double MBP_LN2 = 0.6931471805599453;
-    /* Arrays are taken through the buffer protocol (PyObject_GetBuffer), not as typed
-       memoryviews: a memoryview argument costs ~250 ns to set up, a buffer ~90 (a projection at
-       m = 1000 takes 8 us). The format is checked here: one native (or '<' on a little-endian
-       machine) type code of the kind, float64 or int64. */
-    static int mbp_format_ok(const char* f, int int64, Py_ssize_t itemsize) {
-        if (itemsize != 8 || f == NULL) return 0;
-        if (*f == '@' || *f == '=') f++;
-    #if PY_LITTLE_ENDIAN
-        else if (*f == '<') f++;
-    #else
-        else if (*f == '>' || *f == '!') f++;
-    #endif
-        if (f[0] == 0 || f[1] != 0) return 0;
-        return int64 ? (f[0] == 'q' || f[0] == 'l' || f[0] == 'n') : f[0] == 'd';
-    }
-    static inline void mbp_buffer_init(Py_buffer* v) { v->obj = NULL; v->buf = NULL; }
-    static inline void mbp_buffer_release(Py_buffer* v) { if (v->obj != NULL) PyBuffer_Release(v); }
     /* The value unchanged, opaque to the compiler (an empty asm on it, no instruction): a loop that
        uses it is not vectorised. For the loops whose sums must be taken in order, where gcc's
        vector products and in-order reductions (a lane extraction per term) ran slower than the
@@ -69,32 +52,12 @@ cdef extern from *:
     const double MBP_GLOBAL_SCALE_FLOOR
     const double MBP_LN2
     double mbp_scalar(double x) noexcept nogil
-    int mbp_format_ok(const char* f, int int64, Py_ssize_t itemsize) noexcept nogil
-    void mbp_buffer_init(Py_buffer* v) noexcept nogil
-    void mbp_buffer_release(Py_buffer* v) noexcept
 
 cdef enum:
     _EXP_CHUNK = 1024  # examples per chunk of the first level's exp: 16 KiB of scratch
     _N_PICKS = 127  # draws of the first level's pivot
     _SMALL_QUICKSORT = 15  # numba's quicksort: insertion sort below this
     _MAX_STACK = 100
-
-
-cdef int _acquire(object obj, Py_buffer* view, bint int64, bint writable, bint strided, const char* name) except -1:
-    """``view`` := a one-dimensional float64 (int64 with ``int64``) buffer of ``obj``, C-contiguous unless
-    ``strided``; ``ValueError`` otherwise (numpy's own for a layout or a read-only array asked to be
-    written)."""
-    cdef int flags = PyBUF_FORMAT | (PyBUF_STRIDES if strided else PyBUF_C_CONTIGUOUS)
-    if writable:
-        flags |= PyBUF_WRITABLE
-    PyObject_GetBuffer(obj, view, flags)
-    if view.ndim != 1 or not mbp_format_ok(view.format, int64, view.itemsize):
-        got = (view.format or b"B").decode("ascii", "replace")
-        got_ndim = view.ndim
-        mbp_buffer_release(view)
-        raise ValueError(f"Buffer dtype mismatch for {name.decode()}: expected 1-d {'int64' if int64 else 'float64'}, "
-                         f"got {got_ndim}-d format {got!r}")
-    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,14 +118,14 @@ def slope_curvature_sums(d, delta, double cap, caps, bint weighted):
     cdef const char* pd
     cdef const char* pl
     cdef const char* pc = NULL
-    mbp_buffer_init(&bd)
-    mbp_buffer_init(&bl)
-    mbp_buffer_init(&bc)
+    mb_init(&bd)
+    mb_init(&bl)
+    mb_init(&bc)
     try:
-        _acquire(d, &bd, False, False, True, b"d")
-        _acquire(delta, &bl, False, False, True, b"delta")
+        mb_acquire(&bd, d, MB_F64, 1, False, MB_STRIDED, b"d")
+        mb_acquire(&bl, delta, MB_F64, 1, False, MB_STRIDED, b"delta")
         if weighted:
-            _acquire(caps, &bc, False, False, True, b"caps")
+            mb_acquire(&bc, caps, MB_F64, 1, False, MB_STRIDED, b"caps")
         n = bd.shape[0]
         if bl.shape[0] < n or (weighted and bc.shape[0] < n):
             raise ValueError("slope_curvature_sums: delta (and caps if weighted) must be as long as d")
@@ -192,9 +155,9 @@ def slope_curvature_sums(d, delta, double cap, caps, bint weighted):
                 mass += di * free
         return slope, sq, lin, mass
     finally:
-        mbp_buffer_release(&bd)
-        mbp_buffer_release(&bl)
-        mbp_buffer_release(&bc)
+        mb_release(&bd)
+        mb_release(&bl)
+        mb_release(&bc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -872,22 +835,22 @@ def _kl_capped(q, double eta, double nu, s, bint weighted, delta, bint split):
     cdef double sums[4]
     cdef double value
     cdef int rc
-    mbp_buffer_init(&bq)
-    mbp_buffer_init(&bs)
-    mbp_buffer_init(&bl)
-    mbp_buffer_init(&be)
+    mb_init(&bq)
+    mb_init(&bs)
+    mb_init(&bl)
+    mb_init(&be)
     try:
-        _acquire(q, &bq, False, False, False, b"q")
+        mb_acquire(&bq, q, MB_F64, 1, False, MB_C, b"q")
         m = bq.shape[0]
         if m == 0:
             raise ValueError("zero-size array to reduction operation minimum which has no identity")
         if weighted:
-            _acquire(s, &bs, False, False, False, b"s")
+            mb_acquire(&bs, s, MB_F64, 1, False, MB_C, b"s")
             if bs.shape[0] != m:
                 raise ValueError(f"weights must have the shape of q ({m},), got ({bs.shape[0]},)")
             s_ptr = <const double*>bs.buf
         if delta is not None:
-            _acquire(delta, &bl, False, False, False, b"delta")
+            mb_acquire(&bl, delta, MB_F64, 1, False, MB_C, b"delta")
             if bl.shape[0] > 0:
                 if bl.shape[0] != m:
                     raise ValueError(f"delta must have the shape of q ({m},), got ({bl.shape[0]},)")
@@ -896,7 +859,7 @@ def _kl_capped(q, double eta, double nu, s, bint weighted, delta, bint split):
         if nu == 0.0:
             raise ZeroDivisionError("division by zero")
         e = np.empty(m)
-        _acquire(e, &be, False, True, False, b"e")
+        mb_acquire(&be, e, MB_F64, 1, True, MB_C, b"e")
         sums[0] = sums[1] = sums[2] = sums[3] = 0.0
         with nogil:
             rc = kl_capped_c(<const double*>bq.buf, m, eta, nu, s_ptr, weighted, delta_ptr, along, split,
@@ -907,10 +870,10 @@ def _kl_capped(q, double eta, double nu, s, bint weighted, delta, bint split):
             raise MemoryError()
         return e, (sums[0], sums[1], sums[2], sums[3]), value
     finally:
-        mbp_buffer_release(&bq)
-        mbp_buffer_release(&bs)
-        mbp_buffer_release(&bl)
-        mbp_buffer_release(&be)
+        mb_release(&bq)
+        mb_release(&bs)
+        mb_release(&bl)
+        mb_release(&be)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -925,15 +888,15 @@ def _suffix_logaddexp(a):
     cdef double acc, y, tmp
     cdef const char* pa
     cdef double* o
-    mbp_buffer_init(&ba)
-    mbp_buffer_init(&bo)
+    mb_init(&ba)
+    mb_init(&bo)
     try:
-        _acquire(a, &ba, False, False, True, b"a")
+        mb_acquire(&ba, a, MB_F64, 1, False, MB_STRIDED, b"a")
         m = ba.shape[0]
         out = np.empty(m)
         if m == 0:
             return out
-        _acquire(out, &bo, False, True, False, b"out")
+        mb_acquire(&bo, out, MB_F64, 1, True, MB_C, b"out")
         pa = <const char*>ba.buf
         sa = ba.strides[0]
         o = <double*>bo.buf
@@ -955,8 +918,8 @@ def _suffix_logaddexp(a):
                 o[i] = acc
         return out
     finally:
-        mbp_buffer_release(&ba)
-        mbp_buffer_release(&bo)
+        mb_release(&ba)
+        mb_release(&bo)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -981,17 +944,17 @@ def _breakpoint_tau(points, order, weights, bint weighted, double total):
     cdef const char* pw = NULL
     cdef bint zero_division = False
     cdef int bad = 0
-    mbp_buffer_init(&bp)
-    mbp_buffer_init(&bo)
-    mbp_buffer_init(&bw)
+    mb_init(&bp)
+    mb_init(&bo)
+    mb_init(&bw)
     try:
-        _acquire(points, &bp, False, False, False, b"points")
-        _acquire(order, &bo, True, False, False, b"order")
+        mb_acquire(&bp, points, MB_F64, 1, False, MB_C, b"points")
+        mb_acquire(&bo, order, MB_I64, 1, False, MB_C, b"order")
         n = bo.shape[0]
         m = n // 2
         n_points = bp.shape[0]
         if weighted:
-            _acquire(weights, &bw, False, False, True, b"weights")
+            mb_acquire(&bw, weights, MB_F64, 1, False, MB_STRIDED, b"weights")
             pw = <const char*>bw.buf
             sw = bw.strides[0]
         if n < 2 or n_points < n or (weighted and bw.shape[0] < m):
@@ -1047,6 +1010,6 @@ def _breakpoint_tau(points, order, weights, bint weighted, double total):
     finally:
         free(buf)
         free(g)
-        mbp_buffer_release(&bp)
-        mbp_buffer_release(&bo)
-        mbp_buffer_release(&bw)
+        mb_release(&bp)
+        mb_release(&bo)
+        mb_release(&bw)

@@ -5,7 +5,7 @@ As numpy calls on the basis (R ~ 180) and the m reduced costs (temporaries, a bo
 leaving-row choice and the dual step cost 8 and 7.6 us a pivot of LPBoost on ringnorm (issue 17);
 here the same operations per entry, so the same bits. The arrays are float64 (``pos_d`` int64,
 ``upper`` and ``nonbasic_s`` bool), C-contiguous, as the solver keeps them; they are taken by the
-buffer protocol (``_buffers.pxd``): these kernels run thousands of times a fit on small arrays.
+buffer protocol (``core/_buffers.pxd``): these kernels run thousands of times a fit on small arrays.
 """
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport int64_t
@@ -14,7 +14,7 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from marginboost.soft_margin._buffers cimport Buffers, acquire, release, MB_F64, MB_I64, MB_BOOL
+from marginboost.core._buffers cimport Buffers, mb_release_taken, mb_take, MB_C, MB_STRIDED, MB_F64, MB_I64, MB_BOOL
 
 cdef enum:
     SCAN_POPS = 8  # pops by scanning before the heap takes over (flips: 2.9 on average, at most 613)
@@ -68,17 +68,17 @@ def _steepest_infeasible(xB, lo, hi, row_norms, double tol):
     cdef const double *pn
     bs.n = 0
     try:
-        px = <const double*>acquire(&bs, xB, MB_F64, 1, True, False, &R, NULL)
-        plo = <const double*>acquire(&bs, lo, MB_F64, 1, True, False, &n_lo, NULL)
-        phi = <const double*>acquire(&bs, hi, MB_F64, 1, True, False, &n_hi, NULL)
-        pn = <const double*>acquire(&bs, row_norms, MB_F64, 1, True, False, &n_norms, NULL)
+        px = <const double*>mb_take(&bs, xB, MB_F64, 1, MB_C, False, &R, NULL, b"xB")
+        plo = <const double*>mb_take(&bs, lo, MB_F64, 1, MB_C, False, &n_lo, NULL, b"lo")
+        phi = <const double*>mb_take(&bs, hi, MB_F64, 1, MB_C, False, &n_hi, NULL, b"hi")
+        pn = <const double*>mb_take(&bs, row_norms, MB_F64, 1, MB_C, False, &n_norms, NULL, b"row_norms")
         _too_short(n_lo, R, "lo")
         _too_short(n_hi, R, "hi")
         _too_short(n_norms, R, "row_norms")
         with nogil:
             best = _steepest_infeasible_c(px, plo, phi, pn, R, tol)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     if best == -2:
         raise ZeroDivisionError("division by zero")
     return best
@@ -106,18 +106,18 @@ def _step_duals(y, rho, rc_d, alpha_d, pos_d, double theta):
     cdef const int64_t* ppos
     bs.n = 0
     try:
-        py = <double*>acquire(&bs, y, MB_F64, 1, True, True, &R, NULL)
-        prho = <const double*>acquire(&bs, rho, MB_F64, 1, True, False, &n_rho, NULL)
-        prc = <double*>acquire(&bs, rc_d, MB_F64, 1, True, True, &m, NULL)
-        palpha = <const double*>acquire(&bs, alpha_d, MB_F64, 1, True, False, &n_alpha, NULL)
-        ppos = <const int64_t*>acquire(&bs, pos_d, MB_I64, 1, True, False, &n_pos, NULL)
+        py = <double*>mb_take(&bs, y, MB_F64, 1, MB_C, True, &R, NULL, b"y")
+        prho = <const double*>mb_take(&bs, rho, MB_F64, 1, MB_C, False, &n_rho, NULL, b"rho")
+        prc = <double*>mb_take(&bs, rc_d, MB_F64, 1, MB_C, True, &m, NULL, b"rc_d")
+        palpha = <const double*>mb_take(&bs, alpha_d, MB_F64, 1, MB_C, False, &n_alpha, NULL, b"alpha_d")
+        ppos = <const int64_t*>mb_take(&bs, pos_d, MB_I64, 1, MB_C, False, &n_pos, NULL, b"pos_d")
         _too_short(n_rho, R, "rho")
         _too_short(n_alpha, m, "alpha_d")
         _too_short(n_pos, m, "pos_d")
         with nogil:
             _step_duals_c(py, prho, R, prc, palpha, ppos, m, theta)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
 
 
 # ----------------------------------------------------------------------------- ratio test
@@ -373,14 +373,14 @@ def _bfrt(alpha_d, rc_d, pos_d, upper, cap, rho, y, nonbasic_s, double s, double
     cdef Py_ssize_t n_out = 0
     bs.n = 0
     try:
-        palpha = <const double*>acquire(&bs, alpha_d, MB_F64, 1, True, False, &m, NULL)
-        prc = <const double*>acquire(&bs, rc_d, MB_F64, 1, True, False, &n_rc, NULL)
-        ppos = <const int64_t*>acquire(&bs, pos_d, MB_I64, 1, True, False, &n_pos, NULL)
-        pupper = <const unsigned char*>acquire(&bs, upper, MB_BOOL, 1, True, False, &n_upper, NULL)
-        pcap = <const double*>acquire(&bs, cap, MB_F64, 1, True, False, &n_cap, NULL)
-        prho = <const double*>acquire(&bs, rho, MB_F64, 1, True, False, &R, NULL)
-        py = <const double*>acquire(&bs, y, MB_F64, 1, True, False, &n_y, NULL)
-        pnonbasic = <const unsigned char*>acquire(&bs, nonbasic_s, MB_BOOL, 1, True, False, &n_nonbasic, NULL)
+        palpha = <const double*>mb_take(&bs, alpha_d, MB_F64, 1, MB_C, False, &m, NULL, b"alpha_d")
+        prc = <const double*>mb_take(&bs, rc_d, MB_F64, 1, MB_C, False, &n_rc, NULL, b"rc_d")
+        ppos = <const int64_t*>mb_take(&bs, pos_d, MB_I64, 1, MB_C, False, &n_pos, NULL, b"pos_d")
+        pupper = <const unsigned char*>mb_take(&bs, upper, MB_BOOL, 1, MB_C, False, &n_upper, NULL, b"upper")
+        pcap = <const double*>mb_take(&bs, cap, MB_F64, 1, MB_C, False, &n_cap, NULL, b"cap")
+        prho = <const double*>mb_take(&bs, rho, MB_F64, 1, MB_C, False, &R, NULL, b"rho")
+        py = <const double*>mb_take(&bs, y, MB_F64, 1, MB_C, False, &n_y, NULL, b"y")
+        pnonbasic = <const unsigned char*>mb_take(&bs, nonbasic_s, MB_BOOL, 1, MB_C, False, &n_nonbasic, NULL, b"nonbasic_s")
         _too_short(n_rc, m, "rc_d")
         _too_short(n_pos, m, "pos_d")
         _too_short(n_upper, m, "upper")
@@ -397,10 +397,10 @@ def _bfrt(alpha_d, rc_d, pos_d, upper, cap, rho, y, nonbasic_s, double s, double
             raise ZeroDivisionError("division by zero")
         flips = _empty(n_flips, _INT64)
         if n_flips:
-            memcpy(acquire(&bs, flips, MB_I64, 1, True, True, &n_out, NULL), work, n_flips * sizeof(int64_t))
+            memcpy(mb_take(&bs, flips, MB_I64, 1, MB_C, True, &n_out, NULL, b"flips"), work, n_flips * sizeof(int64_t))
     finally:
         free(work)
-        release(&bs)
+        mb_release_taken(&bs)
     if q < 0:
         return -1, 0.0, flips
     return q, ratio, flips
@@ -422,11 +422,11 @@ def _scan_pops(ratio, absb, width, Py_ssize_t n, double delta, flipped, popped):
     cdef bint scanned
     bs.n = 0
     try:
-        pratio = <const double*>acquire(&bs, ratio, MB_F64, 1, True, False, &n_ratio, NULL)
-        pabsb = <const double*>acquire(&bs, absb, MB_F64, 1, True, False, &n_absb, NULL)
-        pwidth = <const double*>acquire(&bs, width, MB_F64, 1, True, False, &n_width, NULL)
-        pflipped = <unsigned char*>acquire(&bs, flipped, MB_BOOL, 1, True, True, &n_flipped, NULL)
-        ppopped = <int64_t*>acquire(&bs, popped, MB_I64, 1, True, True, &n_popped, NULL)
+        pratio = <const double*>mb_take(&bs, ratio, MB_F64, 1, MB_C, False, &n_ratio, NULL, b"ratio")
+        pabsb = <const double*>mb_take(&bs, absb, MB_F64, 1, MB_C, False, &n_absb, NULL, b"absb")
+        pwidth = <const double*>mb_take(&bs, width, MB_F64, 1, MB_C, False, &n_width, NULL, b"width")
+        pflipped = <unsigned char*>mb_take(&bs, flipped, MB_BOOL, 1, MB_C, True, &n_flipped, NULL, b"flipped")
+        ppopped = <int64_t*>mb_take(&bs, popped, MB_I64, 1, MB_C, True, &n_popped, NULL, b"popped")
         for have, name in ((n_ratio, "ratio"), (n_absb, "absb"), (n_width, "width"), (n_flipped, "flipped"),
                            (n_popped, "popped")):
             _too_short(have, n, name)
@@ -437,7 +437,7 @@ def _scan_pops(ratio, absb, width, Py_ssize_t n, double delta, flipped, popped):
             scanned = _scan_pops_c(pratio, pabsb, pwidth, n, delta, pflipped, ppopped, key, &last, &n_flips)
     finally:
         free(key)
-        release(&bs)
+        mb_release_taken(&bs)
     return last, n_flips, scanned
 
 
@@ -455,11 +455,11 @@ def _heap_pops(ratio, absb, width, Py_ssize_t n, double delta, flipped, popped):
     cdef int64_t* heap = NULL
     bs.n = 0
     try:
-        pratio = <const double*>acquire(&bs, ratio, MB_F64, 1, True, False, &n_ratio, NULL)
-        pabsb = <const double*>acquire(&bs, absb, MB_F64, 1, True, False, &n_absb, NULL)
-        pwidth = <const double*>acquire(&bs, width, MB_F64, 1, True, False, &n_width, NULL)
-        pflipped = <unsigned char*>acquire(&bs, flipped, MB_BOOL, 1, True, True, &n_flipped, NULL)
-        ppopped = <int64_t*>acquire(&bs, popped, MB_I64, 1, True, True, &n_popped, NULL)
+        pratio = <const double*>mb_take(&bs, ratio, MB_F64, 1, MB_C, False, &n_ratio, NULL, b"ratio")
+        pabsb = <const double*>mb_take(&bs, absb, MB_F64, 1, MB_C, False, &n_absb, NULL, b"absb")
+        pwidth = <const double*>mb_take(&bs, width, MB_F64, 1, MB_C, False, &n_width, NULL, b"width")
+        pflipped = <unsigned char*>mb_take(&bs, flipped, MB_BOOL, 1, MB_C, True, &n_flipped, NULL, b"flipped")
+        ppopped = <int64_t*>mb_take(&bs, popped, MB_I64, 1, MB_C, True, &n_popped, NULL, b"popped")
         for have, name in ((n_ratio, "ratio"), (n_absb, "absb"), (n_width, "width"), (n_flipped, "flipped"),
                            (n_popped, "popped")):
             _too_short(have, n, name)
@@ -472,7 +472,7 @@ def _heap_pops(ratio, absb, width, Py_ssize_t n, double delta, flipped, popped):
             last = _heap_pops_c(pratio, pabsb, pwidth, n, delta, pflipped, ppopped, heap, &n_flips)
     finally:
         free(heap)
-        release(&bs)
+        mb_release_taken(&bs)
     return last, n_flips
 
 
@@ -511,14 +511,14 @@ def _sift_down(heap, key, Py_ssize_t i, Py_ssize_t size):
     cdef int status
     bs.n = 0
     try:
-        pheap = <int64_t*>acquire(&bs, heap, MB_I64, 1, True, True, &n_heap, NULL)
-        pkey = <const double*>acquire(&bs, key, MB_F64, 1, True, False, &n_key, NULL)
+        pheap = <int64_t*>mb_take(&bs, heap, MB_I64, 1, MB_C, True, &n_heap, NULL, b"heap")
+        pkey = <const double*>mb_take(&bs, key, MB_F64, 1, MB_C, False, &n_key, NULL, b"key")
         _too_short(n_heap, size, "heap")
         if i < 0:
             raise IndexError("i must be >= 0")
         status = _sift_down_checked(pheap, pkey, n_key, i, size)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     if status < 0:
         raise IndexError("heap holds an index out of range of key")
 
@@ -607,9 +607,9 @@ def _eta_update(Binv, alpha_q, Py_ssize_t r, row_norms):
     cdef double* pnorms
     bs.n = 0
     try:
-        pB = <double*>acquire(&bs, Binv, MB_F64, 2, False, True, shape, strides)
-        palpha = <const double*>acquire(&bs, alpha_q, MB_F64, 1, True, False, &n_alpha, NULL)
-        pnorms = <double*>acquire(&bs, row_norms, MB_F64, 1, True, True, &n_norms, NULL)
+        pB = <double*>mb_take(&bs, Binv, MB_F64, 2, MB_STRIDED, True, shape, strides, b"Binv")
+        palpha = <const double*>mb_take(&bs, alpha_q, MB_F64, 1, MB_C, False, &n_alpha, NULL, b"alpha_q")
+        pnorms = <double*>mb_take(&bs, row_norms, MB_F64, 1, MB_C, True, &n_norms, NULL, b"row_norms")
         R = shape[0]
         if shape[1] != R:
             raise ValueError(f"Binv must be square, got shape ({shape[0]}, {shape[1]})")
@@ -627,7 +627,7 @@ def _eta_update(Binv, alpha_q, Py_ssize_t r, row_norms):
             with nogil:
                 _eta_update_c(pB, R, strides[0], palpha, r, pnorms)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
 
 
 def _squared_norm(v):
@@ -640,9 +640,9 @@ def _squared_norm(v):
     cdef double total
     bs.n = 0
     try:
-        pv = <const double*>acquire(&bs, v, MB_F64, 1, False, False, &n, &stride)
+        pv = <const double*>mb_take(&bs, v, MB_F64, 1, MB_STRIDED, False, &n, &stride, b"v")
         with nogil:
             total = _squared_norm_c(pv, n, stride)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return total

@@ -4,7 +4,7 @@ the Hessian's symmetric float64 form, the KKT matrix, and the active-set steps o
 
 Vectors are float64 of any stride (``d``, ``w``, ``v``, ``c``, ``caps``); ``upper`` (syrk's output)
 float32 or float64 and ``H`` float64 in any layout; ``S``, ``s`` int64. Arrays are taken by the
-buffer protocol (``_buffers.pxd``): a typed memoryview costs about 150 ns an argument, a tenth of
+buffer protocol (``core/_buffers.pxd``): a typed memoryview costs about 150 ns an argument, a tenth of
 some of these calls. The same operations per entry as the numpy lines they replaced (issue 17), so
 the same bits.
 """
@@ -15,7 +15,7 @@ from libc.string cimport memcpy
 
 import numpy as np
 
-from marginboost.soft_margin._buffers cimport Buffers, acquire, release, MB_F64, MB_FLOAT, MB_I64
+from marginboost.core._buffers cimport Buffers, mb_release_taken, mb_take, MB_C, MB_STRIDED, MB_F64, MB_FLOAT, MB_I64
 
 cdef object _empty = np.empty
 cdef object _zeros = np.zeros
@@ -51,13 +51,13 @@ def _largest(d):
     cdef double out
     bs.n = 0
     try:
-        pd = <const double*>acquire(&bs, d, MB_F64, 1, False, False, &n, &st)
+        pd = <const double*>mb_take(&bs, d, MB_F64, 1, MB_STRIDED, False, &n, &st, b"d")
         if n == 0:
             raise ValueError("_largest of an empty array")
         with nogil:
             out = _largest_c(pd, n, 1) if st == 1 else _largest_c(pd, n, st)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return out
 
 
@@ -114,8 +114,8 @@ def _rows_between(d, double cap, caps, bint per_example, double cutoff, Py_ssize
     cdef bint sampled
     bs.n = 0
     try:
-        pd = <const double*>acquire(&bs, d, MB_F64, 1, False, False, &m, &st)
-        pcaps = <const double*>acquire(&bs, caps, MB_F64, 1, False, False, &n_caps, &cst)
+        pd = <const double*>mb_take(&bs, d, MB_F64, 1, MB_STRIDED, False, &m, &st, b"d")
+        pcaps = <const double*>mb_take(&bs, caps, MB_F64, 1, MB_STRIDED, False, &n_caps, &cst, b"caps")
         if per_example and n_caps < m:
             raise ValueError(f"caps has {n_caps} entries, needs at least {m}")
         rows = <int64_t*>malloc(m * sizeof(int64_t) + 8)
@@ -132,20 +132,20 @@ def _rows_between(d, double cap, caps, bint per_example, double cutoff, Py_ssize
         if not sampled:
             out = _empty(n, _INT64)
             if n:
-                memcpy(acquire(&bs, out, MB_I64, 1, True, True, &n_out, NULL), rows, n * sizeof(int64_t))
+                memcpy(mb_take(&bs, out, MB_I64, 1, MB_C, True, &n_out, NULL, b"out"), rows, n * sizeof(int64_t))
         else:
             _check_sample(sample)
             out = _empty(sample, _INT64)
             cumulative = <double*>malloc(n * sizeof(double) + 8)
             if cumulative == NULL:
                 raise MemoryError()
-            pout = <int64_t*>acquire(&bs, out, MB_I64, 1, True, True, &n_out, NULL)
+            pout = <int64_t*>mb_take(&bs, out, MB_I64, 1, MB_C, True, &n_out, NULL, b"out")
             with nogil:
                 _pick_c(pd, st, rows, n, sample, cumulative, pout, &total)
     finally:
         free(rows)
         free(cumulative)
-        release(&bs)
+        mb_release_taken(&bs)
     return out, total, sampled
 
 
@@ -165,12 +165,12 @@ def _systematic_sample(c, Py_ssize_t sample):
     cdef double total = 0.0
     bs.n = 0
     try:
-        pc = <const double*>acquire(&bs, c, MB_F64, 1, False, False, &n, &st)
+        pc = <const double*>mb_take(&bs, c, MB_F64, 1, MB_STRIDED, False, &n, &st, b"c")
         if n == 0:
             raise ValueError("_systematic_sample of an empty array")
         _check_sample(sample)
         picked = _empty(sample, _INT64)
-        pout = <int64_t*>acquire(&bs, picked, MB_I64, 1, True, True, &n_out, NULL)
+        pout = <int64_t*>mb_take(&bs, picked, MB_I64, 1, MB_C, True, &n_out, NULL, b"picked")
         cumulative = <double*>malloc(n * sizeof(double))
         if cumulative == NULL:
             raise MemoryError()
@@ -178,7 +178,7 @@ def _systematic_sample(c, Py_ssize_t sample):
             _pick_c(pc, st, NULL, n, sample, cumulative, pout, &total)
     finally:
         free(cumulative)
-        release(&bs)
+        mb_release_taken(&bs)
     return picked, total
 
 
@@ -225,16 +225,16 @@ def _symmetric_hessian(upper, double eta, double total, mean, bint centre):
     cdef bint single
     bs.n = 0
     try:
-        pup = acquire(&bs, upper, MB_FLOAT, 2, False, False, shape, strides)
+        pup = mb_take(&bs, upper, MB_FLOAT, 2, MB_STRIDED, False, shape, strides, b"upper")
         single = bs.view[bs.n - 1].itemsize == 4
-        pmean = <const double*>acquire(&bs, mean, MB_F64, 1, False, False, &n_mean, &ms)
+        pmean = <const double*>mb_take(&bs, mean, MB_F64, 1, MB_STRIDED, False, &n_mean, &ms, b"mean")
         k = shape[0]
         if shape[1] != k:
             raise ValueError(f"upper must be square, got shape ({shape[0]}, {shape[1]})")
         if centre and n_mean < k:
             raise ValueError(f"mean has {n_mean} entries, needs at least {k}")
         out = _empty((k, k), _FLOAT64)
-        pout = <double*>acquire(&bs, out, MB_F64, 2, True, True, shape, NULL)
+        pout = <double*>mb_take(&bs, out, MB_F64, 2, MB_C, True, shape, NULL, b"out")
         with nogil:
             if single:
                 _symmetric_f32(<const float*>pup, strides[0], strides[1], k, eta, total, pmean, ms, centre, pout)
@@ -243,7 +243,7 @@ def _symmetric_hessian(upper, double eta, double total, mean, bint centre):
             else:
                 _symmetric_f64(<const double*>pup, strides[0], strides[1], k, eta, total, pmean, ms, centre, pout)
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return out
 
 
@@ -260,19 +260,19 @@ def _scaled_centred_gram(S, s, int64_t n, double scale):
     cdef double* pout
     bs.n = 0
     try:
-        pS = <const int64_t*>acquire(&bs, S, MB_I64, 2, False, False, shape, strides)
-        ps = <const int64_t*>acquire(&bs, s, MB_I64, 1, False, False, &n_s, &ss)
+        pS = <const int64_t*>mb_take(&bs, S, MB_I64, 2, MB_STRIDED, False, shape, strides, b"S")
+        ps = <const int64_t*>mb_take(&bs, s, MB_I64, 1, MB_STRIDED, False, &n_s, &ss, b"s")
         k = n_s
         if shape[0] < k or shape[1] < k:
             raise ValueError(f"S has shape ({shape[0]}, {shape[1]}), needs at least ({k}, {k})")
         out = _empty((k, k), _FLOAT64)
-        pout = <double*>acquire(&bs, out, MB_F64, 2, True, True, shape, NULL)
+        pout = <double*>mb_take(&bs, out, MB_F64, 2, MB_C, True, shape, NULL, b"out")
         with nogil:
             for i in range(k):
                 for j in range(k):
                     pout[i * k + j] = scale * <double>(n * pS[i * strides[0] + j * strides[1]] - ps[i * ss] * ps[j * ss])
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return out
 
 
@@ -286,13 +286,13 @@ def _kkt_matrix(H, double reg):
     cdef double* pout
     bs.n = 0
     try:
-        pH = <const double*>acquire(&bs, H, MB_F64, 2, False, False, shape, strides)
+        pH = <const double*>mb_take(&bs, H, MB_F64, 2, MB_STRIDED, False, shape, strides, b"H")
         k = shape[0]
         if shape[1] < k:
             raise ValueError(f"H has shape ({shape[0]}, {shape[1]}), needs at least ({k}, {k})")
         K = k + 1
         out = _zeros((K, K), _FLOAT64)
-        pout = <double*>acquire(&bs, out, MB_F64, 2, True, True, shape, NULL)
+        pout = <double*>mb_take(&bs, out, MB_F64, 2, MB_C, True, shape, NULL, b"out")
         with nogil:
             for i in range(k):
                 for j in range(k):
@@ -300,7 +300,7 @@ def _kkt_matrix(H, double reg):
                 pout[i * K + k] = 1.0
                 pout[k * K + i] = 1.0
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return out
 
 
@@ -319,12 +319,12 @@ def _support_with(w, Py_ssize_t j):
     cdef int64_t* pout
     bs.n = 0
     try:
-        pw = <const double*>acquire(&bs, w, MB_F64, 1, False, False, &t, &st)
+        pw = <const double*>mb_take(&bs, w, MB_F64, 1, MB_STRIDED, False, &t, &st, b"w")
         with nogil:
             for i in range(t):
                 n += (pw[i * st] > 0.0) | (i == j)
         out = _empty(n, _INT64)
-        pout = <int64_t*>acquire(&bs, out, MB_I64, 1, True, True, &n_out, NULL)
+        pout = <int64_t*>mb_take(&bs, out, MB_I64, 1, MB_C, True, &n_out, NULL, b"out")
         with nogil:
             n = 0
             for i in range(t):
@@ -332,7 +332,7 @@ def _support_with(w, Py_ssize_t j):
                     pout[n] = i
                     n += 1
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return out
 
 
@@ -345,8 +345,8 @@ def _lowers_a_zero(w, v):
     cdef bint found = False
     bs.n = 0
     try:
-        pw = <const double*>acquire(&bs, w, MB_F64, 1, False, False, &t, &sw)
-        pv = <const double*>acquire(&bs, v, MB_F64, 1, False, False, &n_v, &sv)
+        pw = <const double*>mb_take(&bs, w, MB_F64, 1, MB_STRIDED, False, &t, &sw, b"w")
+        pv = <const double*>mb_take(&bs, v, MB_F64, 1, MB_STRIDED, False, &n_v, &sv, b"v")
         if n_v < t:
             raise ValueError(f"v has {n_v} entries, needs at least {t}")
         with nogil:
@@ -355,7 +355,7 @@ def _lowers_a_zero(w, v):
                     found = True
                     break
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return found
 
 
@@ -369,8 +369,8 @@ def _ratio_test(w, v):
     cdef double lam_max = INFINITY, ratio
     bs.n = 0
     try:
-        pw = <const double*>acquire(&bs, w, MB_F64, 1, False, False, &t, &sw)
-        pv = <const double*>acquire(&bs, v, MB_F64, 1, False, False, &n_v, &sv)
+        pw = <const double*>mb_take(&bs, w, MB_F64, 1, MB_STRIDED, False, &t, &sw, b"w")
+        pv = <const double*>mb_take(&bs, v, MB_F64, 1, MB_STRIDED, False, &n_v, &sv, b"v")
         if n_v < t:
             raise ValueError(f"v has {n_v} entries, needs at least {t}")
         with nogil:
@@ -381,7 +381,7 @@ def _ratio_test(w, v):
                         blocking = i
                         lam_max = ratio
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return blocking, lam_max
 
 
@@ -396,12 +396,12 @@ def _stepped(w, double lam, v, bint blocked, Py_ssize_t blocking):
     cdef double x
     bs.n = 0
     try:
-        pw = <const double*>acquire(&bs, w, MB_F64, 1, False, False, &t, &sw)
-        pv = <const double*>acquire(&bs, v, MB_F64, 1, False, False, &n_v, &sv)
+        pw = <const double*>mb_take(&bs, w, MB_F64, 1, MB_STRIDED, False, &t, &sw, b"w")
+        pv = <const double*>mb_take(&bs, v, MB_F64, 1, MB_STRIDED, False, &n_v, &sv, b"v")
         if n_v < t:
             raise ValueError(f"v has {n_v} entries, needs at least {t}")
         out = _empty(t, _FLOAT64)
-        pout = <double*>acquire(&bs, out, MB_F64, 1, True, True, &n_out, NULL)
+        pout = <double*>mb_take(&bs, out, MB_F64, 1, MB_C, True, &n_out, NULL, b"out")
         with nogil:
             for i in range(t):
                 x = pw[i * sw] + lam * pv[i * sv]
@@ -409,5 +409,5 @@ def _stepped(w, double lam, v, bint blocked, Py_ssize_t blocking):
                     x = 0.0
                 pout[i] = x if (x > 0.0) | (x != x) else 0.0
     finally:
-        release(&bs)
+        mb_release_taken(&bs)
     return out

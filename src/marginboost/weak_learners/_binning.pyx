@@ -5,6 +5,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, u
 
 import numpy as np
 
+from marginboost.core._buffers cimport MB_C, MB_F64, MB_I64, MB_U8, mb_acquire, mb_release_n
 from marginboost.weak_learners._stumps cimport midpoint
 
 # New arrays from numpy, its functions and dtypes looked up once.
@@ -33,12 +34,12 @@ def _cut_positions(counts, int64_t max_bins):
     cdef int64_t* cuts
     cdef int64_t n_cuts = 0, remaining = 0, in_bin = 0, bins_left
     try:
-        get_buf(counts, &v[0], b'i', 8, 1, False); nb += 1
+        mb_acquire(&v[0], counts, MB_I64, 1, False, MB_C, b"counts"); nb += 1
         K = v[0].shape[0]
         if K <= max_bins:
             return _arange(K - 1)
         cuts_arr = _empty(max_bins - 1, _I64)
-        get_buf(cuts_arr, &v[1], b'i', 8, 1, True); nb += 1
+        mb_acquire(&v[1], cuts_arr, MB_I64, 1, True, MB_C, b"cuts_arr"); nb += 1
         cn, cuts = <const int64_t*>v[0].buf, <int64_t*>v[1].buf
         with nogil:
             for k in range(K):
@@ -55,7 +56,7 @@ def _cut_positions(counts, int64_t max_bins):
                     remaining -= in_bin
                     in_bin = 0
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return cuts_arr[:n_cuts]
 
 
@@ -68,11 +69,11 @@ def _thresholds_at(values, cuts):
     cdef const int64_t* cp
     cdef double* op
     try:
-        get_buf(values, &v[0], b'f', 8, 1, False); nb += 1
-        get_buf(cuts, &v[1], b'i', 8, 1, False); nb += 1
+        mb_acquire(&v[0], values, MB_F64, 1, False, MB_C, b"values"); nb += 1
+        mb_acquire(&v[1], cuts, MB_I64, 1, False, MB_C, b"cuts"); nb += 1
         n = v[1].shape[0]
         out = _empty(n, _F64)
-        get_buf(out, &v[2], b'f', 8, 1, True); nb += 1
+        mb_acquire(&v[2], out, MB_F64, 1, True, MB_C, b"out"); nb += 1
         vals, cp, op = <const double*>v[0].buf, <const int64_t*>v[1].buf, <double*>v[2].buf
         for b in range(n):
             if cp[b] < 0 or cp[b] + 1 >= v[0].shape[0]:
@@ -81,7 +82,7 @@ def _thresholds_at(values, cuts):
             for b in range(n):
                 op[b] = midpoint(vals[cp[b]], vals[cp[b] + 1])
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return out
 
 
@@ -99,10 +100,10 @@ def _runs(ordered):
     cdef double* vals
     cdef int64_t* cnts
     try:
-        get_buf(ordered, &v[0], b'f', 8, 1, False); nb += 1
+        mb_acquire(&v[0], ordered, MB_F64, 1, False, MB_C, b"ordered"); nb += 1
         n = v[0].shape[0]
         starts_arr = _empty(n + 1, _I64)
-        get_buf(starts_arr, &v[1], b'i', 8, 1, True); nb += 1
+        mb_acquire(&v[1], starts_arr, MB_I64, 1, True, MB_C, b"starts_arr"); nb += 1
         o, starts = <const double*>v[0].buf, <int64_t*>v[1].buf
         with nogil:
             if n > 0:  # r = 0 always begins a run
@@ -113,16 +114,16 @@ def _runs(ordered):
                 n_runs += o[r] != o[r - 1]
             starts[n_runs] = n
         values_arr = _empty(n_runs, _F64)
-        get_buf(values_arr, &v[2], b'f', 8, 1, True); nb += 1
+        mb_acquire(&v[2], values_arr, MB_F64, 1, True, MB_C, b"values_arr"); nb += 1
         counts_arr = _empty(n_runs, _I64)
-        get_buf(counts_arr, &v[3], b'i', 8, 1, True); nb += 1
+        mb_acquire(&v[3], counts_arr, MB_I64, 1, True, MB_C, b"counts_arr"); nb += 1
         vals, cnts = <double*>v[2].buf, <int64_t*>v[3].buf
         with nogil:
             for k in range(n_runs):
                 vals[k] = o[starts[k]]
                 cnts[k] = starts[k + 1] - starts[k]
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return values_arr, counts_arr
 
 
@@ -138,10 +139,10 @@ def _scatter_codes(ordered, order, bin_of_value, codes_j):
     cdef const uint8_t* bov
     cdef uint8_t* cj
     try:
-        get_buf(ordered, &v[0], b'f', 8, 1, False); nb += 1
-        get_buf(order, &v[1], b'i', 8, 1, False); nb += 1
-        get_buf(bin_of_value, &v[2], b'u', 1, 1, False); nb += 1
-        get_buf(codes_j, &v[3], b'u', 1, 1, True); nb += 1
+        mb_acquire(&v[0], ordered, MB_F64, 1, False, MB_C, b"ordered"); nb += 1
+        mb_acquire(&v[1], order, MB_I64, 1, False, MB_C, b"order"); nb += 1
+        mb_acquire(&v[2], bin_of_value, MB_U8, 1, False, MB_C, b"bin_of_value"); nb += 1
+        mb_acquire(&v[3], codes_j, MB_U8, 1, True, MB_C, b"codes_j"); nb += 1
         n = v[1].shape[0]
         if v[0].shape[0] < n:
             raise ValueError("ordered must be as long as order")
@@ -158,7 +159,7 @@ def _scatter_codes(ordered, order, bin_of_value, codes_j):
                 prev = x
                 cj[od[r]] = bov[k]
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
 
 
 ctypedef fused X_t:

@@ -1,13 +1,14 @@
 """The compiled loops of :mod:`marginboost.weak_learners.histogram` (the learners and the
 reasoning behind each loop are there)."""
-from cpython.buffer cimport PyBuffer_Release
 from cython.parallel cimport prange
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 import numpy as np
 
-from marginboost.weak_learners._binning cimport get_buf, limit_threads, release_bufs
+from marginboost.core._buffers cimport (MB_BOOL, MB_C, MB_F64, MB_I32, MB_I64, MB_INT, MB_U64, MB_U8, mb_acquire,
+                                        mb_release, mb_release_n)
+from marginboost.weak_learners._binning cimport limit_threads
 from marginboost.weak_learners._stumps cimport midpoint
 
 from marginboost.weak_learners.trees import node_stats
@@ -24,7 +25,7 @@ cdef extern from *:
 
 SPLIT_TOL = MB_SPLIT_TOL
 
-# The kernels take their arrays as C-contiguous buffers (_binning.pxd: get_buf), which cost a third
+# The kernels take their arrays as C-contiguous buffers (core/_buffers.pxd: mb_acquire), which cost a third
 # of a typed memoryview's acquisition; new arrays from numpy, its functions and dtypes looked up once.
 _empty = np.empty
 _zeros = np.zeros
@@ -56,16 +57,16 @@ def effective_threads(int threads):
     return limit_threads(threads)
 
 
-cdef inline object _new(Py_ssize_t n, dtype, Py_buffer* view, char kind, Py_ssize_t itemsize):
+cdef inline object _new(Py_ssize_t n, dtype, Py_buffer* view, int kind):
     """A new 1-d array of n items, its buffer acquired (writable) into ``view``."""
     arr = _empty(n, dtype)
-    get_buf(arr, view, kind, itemsize, 1, True)
+    mb_acquire(view, arr, kind, 1, True, MB_C, b"new array")
     return arr
 
 
-cdef inline object _new_zeros(Py_ssize_t n, dtype, Py_buffer* view, char kind, Py_ssize_t itemsize):
+cdef inline object _new_zeros(Py_ssize_t n, dtype, Py_buffer* view, int kind):
     arr = _zeros(n, dtype)
-    get_buf(arr, view, kind, itemsize, 1, True)
+    mb_acquire(view, arr, kind, 1, True, MB_C, b"new array")
     return arr
 
 
@@ -176,9 +177,9 @@ def _root_hist(codes, w, hist, int threads=1):
     cdef const double* wp
     cdef double* h
     try:
-        get_buf(codes, &v[0], b'u', 1, 2, False); nb += 1
-        get_buf(w, &v[1], b'f', 8, 1, False); nb += 1
-        get_buf(hist, &v[2], b'f', 8, 2, True); nb += 1
+        mb_acquire(&v[0], codes, MB_U8, 2, False, MB_C, b"codes"); nb += 1
+        mb_acquire(&v[1], w, MB_F64, 1, False, MB_C, b"w"); nb += 1
+        mb_acquire(&v[2], hist, MB_F64, 2, True, MB_C, b"hist"); nb += 1
         p, m, width = v[0].shape[0], v[0].shape[1], v[2].shape[1]
         _check(v[1].shape[0] == m and v[2].shape[0] == p, "codes (p, m), w (m,), hist (p, W)")
         c, wp, h = <const uint8_t*>v[0].buf, <const double*>v[1].buf, <double*>v[2].buf
@@ -189,7 +190,7 @@ def _root_hist(codes, w, hist, int threads=1):
                 for g in prange(n_groups, num_threads=n_groups, schedule='static'):
                     _group_hist(c, m, wp, h, width, g * p // n_groups, (g + 1) * p // n_groups)
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
 
 
 def _rows_hist(codes, rows, w_rows, offset_rows, hist, count, int threads=1):
@@ -206,12 +207,12 @@ def _rows_hist(codes, rows, w_rows, offset_rows, hist, count, int threads=1):
     cdef double* h
     cdef int32_t* k
     try:
-        get_buf(codes, &v[0], b'u', 1, 2, False); nb += 1
-        get_buf(rows, &v[1], b'u', 8, 1, False); nb += 1
-        get_buf(w_rows, &v[2], b'f', 8, 1, False); nb += 1
-        get_buf(offset_rows, &v[3], b'u', 8, 1, False); nb += 1
-        get_buf(hist, &v[4], b'f', 8, 2, True); nb += 1
-        get_buf(count, &v[5], b'i', 4, 2, True); nb += 1
+        mb_acquire(&v[0], codes, MB_U8, 2, False, MB_C, b"codes"); nb += 1
+        mb_acquire(&v[1], rows, MB_U64, 1, False, MB_C, b"rows"); nb += 1
+        mb_acquire(&v[2], w_rows, MB_F64, 1, False, MB_C, b"w_rows"); nb += 1
+        mb_acquire(&v[3], offset_rows, MB_U64, 1, False, MB_C, b"offset_rows"); nb += 1
+        mb_acquire(&v[4], hist, MB_F64, 2, True, MB_C, b"hist"); nb += 1
+        mb_acquire(&v[5], count, MB_I32, 2, True, MB_C, b"count"); nb += 1
         p, m, n, hwidth = v[0].shape[0], v[0].shape[1], v[1].shape[0], v[4].shape[1]
         _check(v[2].shape[0] == n and v[3].shape[0] == n and v[4].shape[0] == p and v[5].shape[0] == p
                and v[5].shape[1] == hwidth, "rows, w_rows, offset_rows (n,); hist, count (p, nodes * W)")
@@ -225,7 +226,7 @@ def _rows_hist(codes, rows, w_rows, offset_rows, hist, count, int threads=1):
                 for g in prange(n_groups, num_threads=n_groups, schedule='static'):
                     _group_rows_hist(c, m, rp, wp, op, n, h, k, hwidth, g * p // n_groups, (g + 1) * p // n_groups)
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
 
 
 def _sum(w):
@@ -234,12 +235,12 @@ def _sum(w):
     cdef double total = 0.0
     cdef const double* wp
     cdef Py_ssize_t i
-    get_buf(w, &v, b'f', 8, 1, False)
+    mb_acquire(&v, w, MB_F64, 1, False, MB_C, b"w")
     wp = <const double*>v.buf
     with nogil:
         for i in range(v.shape[0]):
             total += wp[i]
-    PyBuffer_Release(&v)
+    mb_release(&v)
     return total
 
 
@@ -315,16 +316,16 @@ def _descend(codes, feature, cut, left, right, start):
     cdef Py_ssize_t m, n_tree, n_start
     try:
         _tree_bufs(codes, feature, cut, left, right, v); nb += 5
-        get_buf(start, &v[5], b'i', 8, 1, False); nb += 1
+        mb_acquire(&v[5], start, MB_I64, 1, False, MB_C, b"start"); nb += 1
         m, n_tree, n_start = v[0].shape[1], v[1].shape[0], v[5].shape[0]
         _check(n_start == 0 or n_start == m, "start: empty or (m,)")
-        leaf = _new(m, _I64, &v[6], b'i', 8); nb += 1
+        leaf = _new(m, _I64, &v[6], MB_I64); nb += 1
         with nogil:
             _descend_c(<const uint8_t*>v[0].buf, m, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
                        <const int64_t*>v[3].buf, <const int64_t*>v[4].buf, n_tree, <const int64_t*>v[5].buf,
                        n_start, <int64_t*>v[6].buf)
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return leaf
 
 
@@ -332,15 +333,15 @@ cdef int _tree_bufs(codes, feature, cut, left, right, Py_buffer* v) except -1:
     """The buffers of codes and of a tree's (feature, cut, left, right) into v[0..4] (all or none)."""
     cdef int nb = 0
     try:
-        get_buf(codes, &v[0], b'u', 1, 2, False); nb += 1
-        get_buf(feature, &v[1], b'i', 8, 1, False); nb += 1
-        get_buf(cut, &v[2], b'i', 8, 1, False); nb += 1
-        get_buf(left, &v[3], b'i', 8, 1, False); nb += 1
-        get_buf(right, &v[4], b'i', 8, 1, False); nb += 1
+        mb_acquire(&v[0], codes, MB_U8, 2, False, MB_C, b"codes"); nb += 1
+        mb_acquire(&v[1], feature, MB_I64, 1, False, MB_C, b"feature"); nb += 1
+        mb_acquire(&v[2], cut, MB_I64, 1, False, MB_C, b"cut"); nb += 1
+        mb_acquire(&v[3], left, MB_I64, 1, False, MB_C, b"left"); nb += 1
+        mb_acquire(&v[4], right, MB_I64, 1, False, MB_C, b"right"); nb += 1
         _check(v[2].shape[0] == v[1].shape[0] and v[3].shape[0] == v[1].shape[0]
                and v[4].shape[0] == v[1].shape[0], "feature, cut, left, right of one length")
     except BaseException:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
         raise
     return 0
 
@@ -415,12 +416,12 @@ def _node_sums(leaf, int64_t first, Py_ssize_t n_nodes, w):
     cdef Py_buffer v[2]
     cdef int nb = 0
     try:
-        get_buf(leaf, &v[0], b'i', 8, 1, False); nb += 1
-        get_buf(w, &v[1], b'f', 8, 1, False); nb += 1
+        mb_acquire(&v[0], leaf, MB_I64, 1, False, MB_C, b"leaf"); nb += 1
+        mb_acquire(&v[1], w, MB_F64, 1, False, MB_C, b"w"); nb += 1
         _check(v[0].shape[0] == v[1].shape[0], "leaf, w (m,)")
         return _node_sums_arrays(<const int64_t*>v[0].buf, first, n_nodes, <const double*>v[1].buf, v[1].shape[0])
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
 
 
 cdef tuple _node_sums_arrays(const int64_t* leaf, int64_t first, Py_ssize_t n_nodes, const double* w,
@@ -429,15 +430,15 @@ cdef tuple _node_sums_arrays(const int64_t* leaf, int64_t first, Py_ssize_t n_no
     cdef Py_buffer v[4]
     cdef int nb = 0
     try:
-        total = _new_zeros(n_nodes, _F64, &v[0], b'f', 8); nb += 1
-        mass = _new_zeros(n_nodes, _F64, &v[1], b'f', 8); nb += 1
-        has_pos = _new_zeros(n_nodes, _BOOL, &v[2], b'b', 1); nb += 1
-        has_neg = _new_zeros(n_nodes, _BOOL, &v[3], b'b', 1); nb += 1
+        total = _new_zeros(n_nodes, _F64, &v[0], MB_F64); nb += 1
+        mass = _new_zeros(n_nodes, _F64, &v[1], MB_F64); nb += 1
+        has_pos = _new_zeros(n_nodes, _BOOL, &v[2], MB_BOOL); nb += 1
+        has_neg = _new_zeros(n_nodes, _BOOL, &v[3], MB_BOOL); nb += 1
         with nogil:
             _node_sums_c(leaf, first, n_nodes, w, m, <double*>v[0].buf, <double*>v[1].buf, <uint8_t*>v[2].buf,
                          <uint8_t*>v[3].buf)
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return total, mass, has_pos, has_neg
 
 
@@ -471,15 +472,15 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
     cdef double* w_rows
     try:
         _tree_bufs(codes, feature, cut, left, right, v); nb += 5
-        get_buf(w, &v[5], b'f', 8, 1, False); nb += 1
-        get_buf(active_pos, &v[6], b'i', 8, 1, False); nb += 1
-        get_buf(start, &v[7], b'i', 8, 1, False); nb += 1
-        get_buf(summed, &v[8], b'i', 8, 1, False); nb += 1
+        mb_acquire(&v[5], w, MB_F64, 1, False, MB_C, b"w"); nb += 1
+        mb_acquire(&v[6], active_pos, MB_I64, 1, False, MB_C, b"active_pos"); nb += 1
+        mb_acquire(&v[7], start, MB_I64, 1, False, MB_C, b"start"); nb += 1
+        mb_acquire(&v[8], summed, MB_I64, 1, False, MB_C, b"summed"); nb += 1
         m, n_tree, n_start, n_pos = v[0].shape[1], v[1].shape[0], v[7].shape[0], v[6].shape[0]
         _check(v[5].shape[0] == m and (n_start == 0 or n_start == m) and n_pos >= n_tree,
                "w (m,), start empty or (m,), active_pos as long as feature")
         wp, pos, sm = <const double*>v[5].buf, <const int64_t*>v[6].buf, <const int64_t*>v[8].buf
-        leaf = _new(m, _I64, &v[9], b'i', 8); nb += 1
+        leaf = _new(m, _I64, &v[9], MB_I64); nb += 1
         lf = <const int64_t*>v[9].buf
         with nogil:
             _descend_c(<const uint8_t*>v[0].buf, m, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
@@ -492,18 +493,18 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
         if consecutive and n_nodes <= 2 * _NODES_PER_PASS:
             sums = _node_sums_arrays(lf, first, n_nodes, wp, m)
         else:  # deep levels, or nodes not consecutive: sums in memory
-            position_arr = _new(m, _I64, &v[nb], b'i', 8); nb += 1
+            position_arr = _new(m, _I64, &v[nb], MB_I64); nb += 1
             position = <int64_t*>v[nb - 1].buf
             with nogil:
                 for i in range(m):
                     position[i] = pos[lf[i]]
             sums = tuple(node_stats(w, position_arr, n_nodes))
         n_rows = m if v[8].shape[0] else 0
-        rows_arr = _new(n_rows, _U64, &v[nb], b'u', 8); nb += 1
+        rows_arr = _new(n_rows, _U64, &v[nb], MB_U64); nb += 1
         rows = <uint64_t*>v[nb - 1].buf
-        offset_arr = _new(n_rows, _U64, &v[nb], b'u', 8); nb += 1
+        offset_arr = _new(n_rows, _U64, &v[nb], MB_U64); nb += 1
         offset_rows = <uint64_t*>v[nb - 1].buf
-        w_rows_arr = _new(n_rows, _F64, &v[nb], b'f', 8); nb += 1
+        w_rows_arr = _new(n_rows, _F64, &v[nb], MB_F64); nb += 1
         w_rows = <double*>v[nb - 1].buf
         with nogil:
             for i in range(n_rows):
@@ -513,7 +514,7 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
                 w_rows[n] = wp[i]
                 n += sm[<uint64_t>(kp + 1)]  # kp = -1 (in no node of the level): the first entry, 0
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return (leaf, rows_arr[:n], offset_arr[:n], w_rows_arr[:n]) + sums
 
 
@@ -532,13 +533,13 @@ def _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_coun
     cdef const int64_t* pp
     cdef const int64_t* ap
     try:
-        get_buf(feature, &v[0], b'i', 8, 1, False); nb += 1
-        get_buf(cut, &v[1], b'i', 8, 1, False); nb += 1
-        get_buf(left, &v[2], b'i', 8, 1, False); nb += 1
-        get_buf(right, &v[3], b'i', 8, 1, False); nb += 1
-        get_buf(active_pos, &v[4], b'i', 8, 1, False); nb += 1
-        get_buf(parent_pos, &v[5], b'i', 8, 1, False); nb += 1
-        get_buf(parent_count, &v[6], b'i', -1, 2, False); nb += 1
+        mb_acquire(&v[0], feature, MB_I64, 1, False, MB_C, b"feature"); nb += 1
+        mb_acquire(&v[1], cut, MB_I64, 1, False, MB_C, b"cut"); nb += 1
+        mb_acquire(&v[2], left, MB_I64, 1, False, MB_C, b"left"); nb += 1
+        mb_acquire(&v[3], right, MB_I64, 1, False, MB_C, b"right"); nb += 1
+        mb_acquire(&v[4], active_pos, MB_I64, 1, False, MB_C, b"active_pos"); nb += 1
+        mb_acquire(&v[5], parent_pos, MB_I64, 1, False, MB_C, b"parent_pos"); nb += 1
+        mb_acquire(&v[6], parent_count, MB_INT, 2, False, MB_C, b"parent_count"); nb += 1
         ft, ap, pp = <const int64_t*>v[0].buf, <const int64_t*>v[4].buf, <const int64_t*>v[5].buf
         n_parent_pos, n_pos, cw = v[5].shape[0], v[4].shape[0], v[6].shape[1]
         _check(n_parent_pos <= v[0].shape[0] and n_parent_pos <= v[1].shape[0], "parent_pos no longer than feature")
@@ -547,8 +548,8 @@ def _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_coun
         for k in range(n_pos):
             n_positions += ap[k] >= 0
         plan = _empty((n_parents, 3), _I64)
-        get_buf(plan, &v[7], b'i', 8, 2, True); nb += 1
-        summed = _new_zeros(n_positions + 1, _I64, &v[8], b'i', 8); nb += 1
+        mb_acquire(&v[7], plan, MB_I64, 2, True, MB_C, b"plan"); nb += 1
+        summed = _new_zeros(n_positions + 1, _I64, &v[8], MB_I64); nb += 1
         with nogil:
             if v[6].itemsize == 4:
                 _plan_c(ft, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf, <const int64_t*>v[3].buf, ap, pp,
@@ -557,7 +558,7 @@ def _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_coun
                 _plan_c(ft, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf, <const int64_t*>v[3].buf, ap, pp,
                         n_parent_pos, <const int64_t*>v[6].buf, cw, width, <int64_t*>v[7].buf, <int64_t*>v[8].buf)
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return plan, summed
 
 
@@ -604,11 +605,11 @@ def _complete_siblings(hist, count, parent_hist, parent_count, plan, int64_t wid
     cdef const int32_t* pc
     cdef const int64_t* pl
     try:
-        get_buf(hist, &v[0], b'f', 8, 2, True); nb += 1
-        get_buf(count, &v[1], b'i', 4, 2, True); nb += 1
-        get_buf(parent_hist, &v[2], b'f', 8, 2, False); nb += 1
-        get_buf(parent_count, &v[3], b'i', 4, 2, False); nb += 1
-        get_buf(plan, &v[4], b'i', 8, 2, False); nb += 1
+        mb_acquire(&v[0], hist, MB_F64, 2, True, MB_C, b"hist"); nb += 1
+        mb_acquire(&v[1], count, MB_I32, 2, True, MB_C, b"count"); nb += 1
+        mb_acquire(&v[2], parent_hist, MB_F64, 2, False, MB_C, b"parent_hist"); nb += 1
+        mb_acquire(&v[3], parent_count, MB_I32, 2, False, MB_C, b"parent_count"); nb += 1
+        mb_acquire(&v[4], plan, MB_I64, 2, False, MB_C, b"plan"); nb += 1
         p, hw, pw, n_plan = v[0].shape[0], v[0].shape[1], v[2].shape[1], v[4].shape[0]
         _check(v[1].shape[0] == p and v[1].shape[1] == hw and v[2].shape[0] == p and v[3].shape[0] == p
                and v[3].shape[1] == pw and (n_plan == 0 or v[4].shape[1] == 3), "hist, count; parent's; plan (n, 3)")
@@ -627,7 +628,7 @@ def _complete_siblings(hist, count, parent_hist, parent_count, plan, int64_t wid
                         h[large + b] = ph[parent + b] - h[small + b]
                         c[large + b] = pc[parent + b] - c[small + b]
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
 
 
 def _root_sums(w):
@@ -637,7 +638,7 @@ def _root_sums(w):
     cdef bint has_pos = False, has_neg = False
     cdef const double* wp
     cdef Py_ssize_t i
-    get_buf(w, &v, b'f', 8, 1, False)
+    mb_acquire(&v, w, MB_F64, 1, False, MB_C, b"w")
     wp = <const double*>v.buf
     with nogil:
         for i in range(v.shape[0]):
@@ -646,7 +647,7 @@ def _root_sums(w):
             mass += fabs(x)
             has_pos |= x > 0.0
             has_neg |= x < 0.0
-    PyBuffer_Release(&v)
+    mb_release(&v)
     return _array([total]), _array([mass]), _array([has_pos]), _array([has_neg])
 
 
@@ -660,9 +661,9 @@ def _best_bin_stump(hist, counts, n_bins, double total):
     cdef int nb = 0
     cdef _Stump best
     try:
-        get_buf(hist, &v[0], b'f', 8, 2, False); nb += 1
-        get_buf(counts, &v[1], b'i', -1, 2, False); nb += 1
-        get_buf(n_bins, &v[2], b'i', 8, 1, False); nb += 1
+        mb_acquire(&v[0], hist, MB_F64, 2, False, MB_C, b"hist"); nb += 1
+        mb_acquire(&v[1], counts, MB_INT, 2, False, MB_C, b"counts"); nb += 1
+        mb_acquire(&v[2], n_bins, MB_I64, 1, False, MB_C, b"n_bins"); nb += 1
         _check(v[1].shape[0] == v[0].shape[0] and v[1].shape[1] == v[0].shape[1] and v[2].shape[0] == v[0].shape[0],
                "hist, counts (p, W), n_bins (p,)")
         with nogil:
@@ -673,7 +674,7 @@ def _best_bin_stump(hist, counts, n_bins, double total):
                 best = _stump_sweep(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
                                     v[0].shape[0], v[0].shape[1], total)
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return best.feature, best.a, best.c, best.sign, best.edge
 
 
@@ -728,23 +729,23 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
     cdef const double* up
     cdef const double* lo
     try:
-        get_buf(hist, &v[0], b'f', 8, 3, False); nb += 1
-        get_buf(counts, &v[1], b'i', -1, 3, False); nb += 1
-        get_buf(n_bins, &v[2], b'i', 8, 1, False); nb += 1
-        get_buf(node_total, &v[3], b'f', 8, 1, False); nb += 1
-        get_buf(node_mass, &v[4], b'f', 8, 1, False); nb += 1
-        get_buf(upper, &v[5], b'f', 8, 2, False); nb += 1
-        get_buf(lower, &v[6], b'f', 8, 2, False); nb += 1
+        mb_acquire(&v[0], hist, MB_F64, 3, False, MB_C, b"hist"); nb += 1
+        mb_acquire(&v[1], counts, MB_INT, 3, False, MB_C, b"counts"); nb += 1
+        mb_acquire(&v[2], n_bins, MB_I64, 1, False, MB_C, b"n_bins"); nb += 1
+        mb_acquire(&v[3], node_total, MB_F64, 1, False, MB_C, b"node_total"); nb += 1
+        mb_acquire(&v[4], node_mass, MB_F64, 1, False, MB_C, b"node_mass"); nb += 1
+        mb_acquire(&v[5], upper, MB_F64, 2, False, MB_C, b"upper"); nb += 1
+        mb_acquire(&v[6], lower, MB_F64, 2, False, MB_C, b"lower"); nb += 1
         p, n_nodes, width, bw = v[0].shape[0], v[0].shape[1], v[0].shape[2], v[5].shape[1]
         _check(v[1].shape[0] == p and v[1].shape[1] == n_nodes and v[1].shape[2] == width and v[2].shape[0] == p
                and v[3].shape[0] == n_nodes and v[4].shape[0] == n_nodes and v[6].shape[1] == bw
                and v[5].shape[0] == p and v[6].shape[0] == p,
                "hist, counts (p, nodes, W), n_bins (p,), node sums (nodes,), upper, lower (p, W)")
-        best_feature = _new(n_nodes, _I64, &v[7], b'i', 8); nb += 1
-        best_a = _new(n_nodes, _I64, &v[8], b'i', 8); nb += 1
-        best_c = _new(n_nodes, _I64, &v[9], b'i', 8); nb += 1
-        best_score = _new(n_nodes, _F64, &v[10], b'f', 8); nb += 1
-        threshold = _new(n_nodes, _F64, &v[11], b'f', 8); nb += 1
+        best_feature = _new(n_nodes, _I64, &v[7], MB_I64); nb += 1
+        best_a = _new(n_nodes, _I64, &v[8], MB_I64); nb += 1
+        best_c = _new(n_nodes, _I64, &v[9], MB_I64); nb += 1
+        best_score = _new(n_nodes, _F64, &v[10], MB_F64); nb += 1
+        threshold = _new(n_nodes, _F64, &v[11], MB_F64); nb += 1
         bf, ba, bc = <int64_t*>v[7].buf, <int64_t*>v[8].buf, <int64_t*>v[9].buf
         bs, th = <double*>v[10].buf, <double*>v[11].buf
         up, lo = <const double*>v[5].buf, <const double*>v[6].buf
@@ -766,7 +767,7 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
                 if f >= 0:
                     th[n] = midpoint(up[f * bw + ba[n]], lo[f * bw + bc[n]])
     finally:
-        release_bufs(v, nb)
+        mb_release_n(v, nb)
     return best_feature, best_a, best_c, best_score, threshold
 
 
