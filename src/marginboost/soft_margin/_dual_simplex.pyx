@@ -406,35 +406,48 @@ def _bfrt(alpha_d, rc_d, pos_d, upper, cap, rho, y, nonbasic_s, double s, double
     return q, ratio, flips
 
 
+cdef struct PopsArrays:
+    const double* ratio
+    const double* absb
+    const double* width
+    unsigned char* flipped
+    int64_t* popped
+
+
+cdef int _take_pops_arrays(Buffers* bs, PopsArrays* a, ratio, absb, width, flipped, popped,
+                           Py_ssize_t n) except -1:
+    """The five arrays of :func:`_scan_pops` and :func:`_heap_pops` into ``a`` (held by ``bs``), each
+    checked to hold at least ``n`` entries."""
+    cdef Py_ssize_t n_ratio = 0, n_absb = 0, n_width = 0, n_flipped = 0, n_popped = 0
+    a.ratio = <const double*>mb_take(bs, ratio, MB_F64, 1, MB_C, False, &n_ratio, NULL, b"ratio")
+    a.absb = <const double*>mb_take(bs, absb, MB_F64, 1, MB_C, False, &n_absb, NULL, b"absb")
+    a.width = <const double*>mb_take(bs, width, MB_F64, 1, MB_C, False, &n_width, NULL, b"width")
+    a.flipped = <unsigned char*>mb_take(bs, flipped, MB_BOOL, 1, MB_C, True, &n_flipped, NULL, b"flipped")
+    a.popped = <int64_t*>mb_take(bs, popped, MB_I64, 1, MB_C, True, &n_popped, NULL, b"popped")
+    for have, name in ((n_ratio, "ratio"), (n_absb, "absb"), (n_width, "width"), (n_flipped, "flipped"),
+                       (n_popped, "popped")):
+        _too_short(have, n, name)
+    return 0
+
+
 def _scan_pops(ratio, absb, width, Py_ssize_t n, double delta, flipped, popped):
     """The breakpoints in ascending ratio, each found by a scan, until their slopes use up ``delta``:
     ``(last, n_flips, True)`` as :func:`_heap_pops` returns it (the flipped marked in ``flipped`` and
     listed in ``popped``), or ``(.., False)`` where the heap must decide: a minimum shared by two
     breakpoints (the heap's order among ties is its own) or more than ``_SCAN_POPS`` pops."""
     cdef Buffers bs
-    cdef Py_ssize_t n_ratio = 0, n_absb = 0, n_width = 0, n_flipped = 0, n_popped = 0, last = -1, n_flips = 0
-    cdef const double* pratio
-    cdef const double* pabsb
-    cdef const double* pwidth
-    cdef unsigned char* pflipped
-    cdef int64_t* ppopped
+    cdef PopsArrays a
+    cdef Py_ssize_t last = -1, n_flips = 0
     cdef double* key = NULL
     cdef bint scanned
     bs.n = 0
     try:
-        pratio = <const double*>mb_take(&bs, ratio, MB_F64, 1, MB_C, False, &n_ratio, NULL, b"ratio")
-        pabsb = <const double*>mb_take(&bs, absb, MB_F64, 1, MB_C, False, &n_absb, NULL, b"absb")
-        pwidth = <const double*>mb_take(&bs, width, MB_F64, 1, MB_C, False, &n_width, NULL, b"width")
-        pflipped = <unsigned char*>mb_take(&bs, flipped, MB_BOOL, 1, MB_C, True, &n_flipped, NULL, b"flipped")
-        ppopped = <int64_t*>mb_take(&bs, popped, MB_I64, 1, MB_C, True, &n_popped, NULL, b"popped")
-        for have, name in ((n_ratio, "ratio"), (n_absb, "absb"), (n_width, "width"), (n_flipped, "flipped"),
-                           (n_popped, "popped")):
-            _too_short(have, n, name)
+        _take_pops_arrays(&bs, &a, ratio, absb, width, flipped, popped, n)
         key = <double*>malloc(max(n, 0) * sizeof(double) + 8)
         if key == NULL:
             raise MemoryError()
         with nogil:
-            scanned = _scan_pops_c(pratio, pabsb, pwidth, n, delta, pflipped, ppopped, key, &last, &n_flips)
+            scanned = _scan_pops_c(a.ratio, a.absb, a.width, n, delta, a.flipped, a.popped, key, &last, &n_flips)
     finally:
         free(key)
         mb_release_taken(&bs)
@@ -446,30 +459,19 @@ def _heap_pops(ratio, absb, width, Py_ssize_t n, double delta, flipped, popped):
     ``(last, n_flips)``, ``last`` the one that used it up (-1 if none did), the ones before it
     marked in ``flipped`` and listed in ``popped``."""
     cdef Buffers bs
-    cdef Py_ssize_t n_ratio = 0, n_absb = 0, n_width = 0, n_flipped = 0, n_popped = 0, last = -1, n_flips = 0
-    cdef const double* pratio
-    cdef const double* pabsb
-    cdef const double* pwidth
-    cdef unsigned char* pflipped
-    cdef int64_t* ppopped
+    cdef PopsArrays a
+    cdef Py_ssize_t last = -1, n_flips = 0
     cdef int64_t* heap = NULL
     bs.n = 0
     try:
-        pratio = <const double*>mb_take(&bs, ratio, MB_F64, 1, MB_C, False, &n_ratio, NULL, b"ratio")
-        pabsb = <const double*>mb_take(&bs, absb, MB_F64, 1, MB_C, False, &n_absb, NULL, b"absb")
-        pwidth = <const double*>mb_take(&bs, width, MB_F64, 1, MB_C, False, &n_width, NULL, b"width")
-        pflipped = <unsigned char*>mb_take(&bs, flipped, MB_BOOL, 1, MB_C, True, &n_flipped, NULL, b"flipped")
-        ppopped = <int64_t*>mb_take(&bs, popped, MB_I64, 1, MB_C, True, &n_popped, NULL, b"popped")
-        for have, name in ((n_ratio, "ratio"), (n_absb, "absb"), (n_width, "width"), (n_flipped, "flipped"),
-                           (n_popped, "popped")):
-            _too_short(have, n, name)
+        _take_pops_arrays(&bs, &a, ratio, absb, width, flipped, popped, n)
         if n < 0:
             raise ValueError("negative dimensions not allowed")
         heap = <int64_t*>malloc(n * sizeof(int64_t) + 8)
         if heap == NULL:
             raise MemoryError()
         with nogil:
-            last = _heap_pops_c(pratio, pabsb, pwidth, n, delta, pflipped, ppopped, heap, &n_flips)
+            last = _heap_pops_c(a.ratio, a.absb, a.width, n, delta, a.flipped, a.popped, heap, &n_flips)
     finally:
         free(heap)
         mb_release_taken(&bs)
