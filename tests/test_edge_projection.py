@@ -53,7 +53,9 @@ def check_against_cvxpy(U, nu, slack_fraction):
     np.testing.assert_allclose((U.T @ d)[tight], gamma_hat, atol=1e-8)
 
 
-@settings(max_examples=30, deadline=None)
+# derandomize: the same 30 cases on every run (the test_robustness battery's rule); a random draw
+# (m=56, t=1, nu_fraction=0.0, slack=0.001, seed=1) made the reference solver, Clarabel, fail
+@settings(max_examples=30, deadline=None, derandomize=True)
 @given(
     m=st.integers(4, 60),
     t=st.integers(1, 12),
