@@ -2,6 +2,7 @@
 
 The reference is the exact soft-margin LP over every stump (tests/reference.py): at
 convergence the output's soft margin must be within eps of it, and never above it."""
+import re
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from marginboost import DegenerateModelWarning
 from marginboost.average_margin.frank_wolfe import HISTORY_COLUMNS, average_margin_boost, stump_eta
 from marginboost.estimators.average_margin import AverageMarginBoostClassifier
 from marginboost.average_margin.nzdd_stumps import build_stump_nzdd
@@ -251,3 +253,32 @@ def test_warm_start_takes_a_new_eps_where_eta_is_given(step):
         derived = AverageMarginBoostClassifier(nu=0.3, eps=0.1, max_iter=3, warm_start=True).fit(X, y)
         with pytest.raises(ValueError, match=r"\beps\b"):
             derived.set_params(eps=0.05, max_iter=6).fit(X, y)
+
+
+def _binary_features_with_noisy_labels(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (80, 4)).astype(float)
+    y = np.where(rng.random(80) < 0.75, X[:, 0], 1 - X[:, 0]).astype(int)
+    y[rng.random(80) < 0.2] = 1
+    return X, y
+
+
+def test_binary_features_below_the_majority_warn_and_name_the_nu_that_works():
+    """Issue 33: on binary features with noisy labels the defaults (nu = 0.1) gave a training accuracy
+    below the majority rate with only a ConvergenceWarning. The soft-margin optimum cancels at that
+    nu (LPBoost: decision 0 everywhere); the warning says so and which nu gives a positive margin."""
+    X, y = _binary_features_with_noisy_labels(6)
+    majority = max(np.mean(y), 1 - np.mean(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(DegenerateModelWarning, match=r"soft margin -?[0-9.e-]+ <= 0 and misclassifies .* more "
+                                                        r"than the .* majority class.* Raise nu above (\d+)") as caught:
+            est = AverageMarginBoostClassifier().fit(X, y)
+    assert est.score(X, y) < majority and est.margin_ <= 0
+    assert abs(exact_soft_margin_lp(all_stump_margins(X, y), est.nu_)[0]) <= 1e-9  # the optimum: 0, a cancellation
+    advice = [re.search(r"Raise nu above (\d+)", str(w.message)) for w in caught]
+    nu = int(next(a for a in advice if a).group(1)) + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        better = AverageMarginBoostClassifier(nu=nu).fit(X, y)
+    assert better.margin_ > 0 and better.score(X, y) > majority + 0.05

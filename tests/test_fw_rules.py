@@ -5,8 +5,11 @@ a line search with reversed bisection signs (always step 1), and a pairwise step
 considers the new hypothesis."""
 import numpy as np
 import pytest
+from sklearn.datasets import load_breast_cancer
 
-from marginboost.soft_margin.fw_rules import ClassicStep, FWContext, LineSearch, Pairwise, ShortStep, resolve_fw_rule
+from marginboost import MLPBoostClassifier
+from marginboost.soft_margin.fw_rules import (ClassicStep, FWContext, LineSearch, Pairwise, ShortStep, resolve_fw_rule,
+                                              toward_new)
 from marginboost.core.line_search import exact_line_search
 from marginboost.soft_margin.objectives import SmoothedSoftMargin
 
@@ -224,3 +227,21 @@ def _dust_drop_step_context():
     w = np.append(w, 0.0)
     q = U @ w
     return FWContext(U, w, q, obj.distribution(q), 4, 3, obj)
+
+
+@pytest.mark.parametrize("rule, got", [(lambda ctx: 0.5, r"float 0\.5"), (lambda ctx: (np.ones(1),), "tuple of 1 items"),
+                                       (lambda ctx: (np.ones(99), np.ones(99)), "tuple of 2 items")])
+def test_a_wrong_step_callable_says_what_a_rule_returns(rule, got):
+    """Issue 33: ``step=lambda ctx: 0.5`` failed with "'float' object is not subscriptable" inside the scheme."""
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(TypeError, match=rf"the Frank-Wolfe rule step=.*<lambda> returned {got}; a rule returns "
+                                        r"FWStep\(w, q\[, step\]\).*toward_new\(ctx, lam\)"):
+        MLPBoostClassifier(weak_learner="stump", step=rule, max_iter=5).fit(X[:60], y[:60])
+
+
+def test_a_rule_choosing_a_step_size_through_toward_new_is_the_classic_rule():
+    X, y = load_breast_cancer(return_X_y=True)
+    kw = dict(weak_learner="stump", secondary="none", max_iter=30, nu=0.1)
+    ours = MLPBoostClassifier(step=lambda ctx: toward_new(ctx, 2.0 / (ctx.t + 2.0)), **kw).fit(X, y)
+    builtin = MLPBoostClassifier(step="classic", **kw).fit(X, y)
+    np.testing.assert_array_equal(ours.weights_, builtin.weights_)

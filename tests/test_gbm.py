@@ -1,7 +1,9 @@
 """GBM (Friedman 2001) against scikit-learn's GradientBoosting* and against a reference loop."""
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -209,3 +211,35 @@ def test_warm_start_with_a_new_learning_rate_matches_sklearn(kind):
     # train_loss_ is the loss of the model as it predicts (the trees at the new rate)
     loss = SquaredLoss() if kind == "regressor" else LogisticLoss()
     assert ours.train_loss_ == loss.value(values(ours, X), target, np.ones(X.shape[0]))
+
+
+def test_a_learning_rate_too_large_stops_diverged_with_a_warning():
+    """Issue 33: learning_rate=10 gave a training MSE of 7e190 with status 'max_iter' and no
+    warning, and a classifier below the majority rate."""
+    X, y = make_regression(200, 5, noise=1.0, random_state=0)
+    with pytest.warns(ConvergenceWarning, match=r"diverged: round 1 would have made the training loss rise to .*"
+                                                r"twice the initial constant's.*lower learning_rate=10"):
+        reg = GBMRegressor(learning_rate=10).fit(X, y)
+    assert reg.status_ == "diverged" and reg.n_iter_ == 0
+    assert np.mean((reg.predict(X) - y) ** 2) <= np.var(y) * (1 + 1e-12)  # the constant, no worse
+    Xc, yc = make_classification(200, 5, weights=[0.7], random_state=0)
+    with pytest.warns(ConvergenceWarning, match="diverged"):
+        clf = GBMClassifier(learning_rate=10).fit(Xc, yc)
+    assert clf.status_ == "diverged" and clf.score(Xc, yc) >= max(np.mean(yc), 1 - np.mean(yc))
+    # a warm start with a sane rate goes on from the rounds kept, to max_iter
+    reg.set_params(warm_start=True)
+    with pytest.warns(ConvergenceWarning):
+        reg.fit(X, y)
+    reg.set_params(learning_rate=0.1, max_iter=30).fit(X, y)
+    assert reg.status_ == "max_iter" and reg.n_iter_ == 30
+    np.testing.assert_allclose(reg.predict(X), GBMRegressor(learning_rate=0.1, max_iter=30).fit(X, y).predict(X),
+                               rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("learning_rate", [0.1, 1.0, 1.9])
+@pytest.mark.parametrize("cls", [GBMRegressor, GBMClassifier])
+def test_sane_full_batch_fits_never_stop_diverged(cls, learning_rate):
+    """The divergence rule (loss above twice the constant's and rising) leaves descent steps alone."""
+    X, y = (make_regression if cls is GBMRegressor else make_classification)(200, 5, random_state=1)
+    est = cls(learning_rate=learning_rate, max_iter=100, leaf_update="mean").fit(X, y)
+    assert est.status_ == "max_iter" and np.all(np.diff(est.history_["loss"]) <= 1e-9 * est.history_["loss"][0])

@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginboost.classic.graphsepboost import aggregate_scores, binarise, graphsepboost
+from marginboost.classic.graphsepboost import aggregate_scores, binarise, code_tables, graphsepboost
 from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
 from marginboost.weak_learners import DecisionStump, EdgeTree
 
@@ -144,3 +144,30 @@ def test_early_stopping_is_refused():
     X, y = _separable(m=30)
     with pytest.raises(ValueError, match="early_stopping is not available for GraphSepBoostClassifier"):
         GraphSepBoostClassifier(early_stopping=True).fit(X, y)
+
+
+@pytest.mark.parametrize("aggregation", ["positive_match", "hamming"])
+@pytest.mark.parametrize("majority", [0, 1])
+def test_nothing_separable_predicts_the_majority(aggregation, majority, tmp_path):
+    """Issue 33: on constant features (no pair separable) the model predicted +1 (positive match)
+    or -1 (Hamming) whatever the counts, the minority class for one of them."""
+    y = np.array([majority] * 5 + [1 - majority] * 3)
+    X = np.zeros((8, 2))
+    with pytest.warns(ConvergenceWarning, match="no_progress"):
+        est = GraphSepBoostClassifier(weak_learner="stump", aggregation=aggregation).fit(X, y)
+    assert est.status_ == "no_progress"
+    np.testing.assert_array_equal(est.predict(X), np.full(8, majority))
+    np.testing.assert_array_equal(list(est.staged_predict(X))[-1], est.predict(X))
+    est.save(tmp_path / "m.json")
+    np.testing.assert_array_equal(GraphSepBoostClassifier.load(tmp_path / "m.json").predict(X), est.predict(X))
+
+
+def test_a_code_of_both_classes_goes_to_its_majority():
+    codes = np.array([[1, 1], [1, 1], [1, 1], [-1, 1], [-1, 1], [1, -1], [1, -1]], dtype=np.int8)
+    y = np.array([1, 1, -1, -1, 1, -1, -1])  # [1,1]: 2 pos 1 neg; [-1,1]: a tie, negatives the majority overall
+    pos, neg = code_tables(codes, y)
+    np.testing.assert_array_equal(pos, [[1, 1]])
+    np.testing.assert_array_equal(neg, [[-1, 1], [1, -1]])
+    pos, neg = code_tables(codes, -y)  # a tie goes to the class with more examples: now the positive one
+    np.testing.assert_array_equal(pos, [[-1, 1], [1, -1]])
+    np.testing.assert_array_equal(neg, [[1, 1]])

@@ -128,6 +128,32 @@ def test_callbacks_see_every_round_and_can_stop():
     assert (res.status, res.n_iter) == (Status.EARLY_STOPPING, 1)
 
 
+def test_only_true_stops_other_values_warn_once():
+    """Issue 33: a logging callback that returns a count (``file.write``) stopped the fit after round 1."""
+    log = io.StringIO()
+
+    def write_log(record):
+        return log.write(f"{record.round}\n")
+    with pytest.warns(UserWarning, match=r"callback .*write_log returned 2 \(int\).*only True stops") as caught:
+        res = run_rounds(Counter(), max_rounds=5, callbacks=[write_log])
+    assert (res.status, res.n_iter) == (Status.MAX_ITER, 5)
+    assert len([w for w in caught if "write_log" in str(w.message)]) == 1  # once per run, not per round
+    assert log.getvalue() == "1\n2\n3\n4\n5\n"
+    # numpy's bool (a comparison of history values) stops as True does; False continues silently
+    res = run_rounds(Counter(), max_rounds=5, callbacks=[lambda r: np.float64(r.row["total"]) >= 3.0])
+    assert (res.status, res.n_iter) == (Status.CALLBACK, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert run_rounds(Counter(), max_rounds=3, callbacks=[lambda r: False]).status == Status.MAX_ITER
+
+
+def test_a_callback_raising_stopiteration_is_its_error():
+    def exhausted(record):
+        return next(iter(()))
+    with pytest.raises(RuntimeError, match="callback .*exhausted raised StopIteration at round 1.*return True"):
+        run_rounds(Counter(), max_rounds=5, callbacks=[exhausted])
+
+
 def test_continue_rounds_numbers_on_and_extends():
     first = run_rounds(Counter(), max_rounds=3)
     more = continue_rounds(first, max_rounds=2)

@@ -46,7 +46,7 @@ import numpy as np
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 
 __all__ = ["GRAPHSEP_COLUMNS", "GRAPHSEP_HISTORY_COLUMNS", "GraphSepLoop", "aggregate_scores", "binarise",
-           "graphsepboost"]
+           "code_tables", "graphsepboost"]
 
 # One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter; the driver adds
 # 'round' (t) first and 'time' (seconds since the run started) last.
@@ -166,6 +166,21 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
     loop = GraphSepLoop(oracle, y, pos, neg)
     return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
                       verbose=verbose, name=name)
+
+
+def code_tables(codes: np.ndarray, y_pm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct training codes of each class, ``(pos_codes, neg_codes)``, from the ``(m, T)``
+    codes of the training examples and their labels in {-1, +1}. A code that examples of both
+    classes share is kept in one table only: that of the class with more of its examples (a tie:
+    the class with more examples overall; a tie again: -1, as the Hamming rule scores a code at
+    equal distance)."""
+    seen, index = np.unique(codes, axis=0, return_inverse=True)
+    index = index.reshape(-1)
+    pos = np.bincount(index, weights=(y_pm > 0).astype(np.float64), minlength=seen.shape[0])
+    neg = np.bincount(index, weights=(y_pm < 0).astype(np.float64), minlength=seen.shape[0])
+    positive_overall = np.count_nonzero(y_pm > 0) > np.count_nonzero(y_pm < 0)
+    to_pos = (pos > neg) | ((pos == neg) & positive_overall)
+    return seen[(pos > 0) & to_pos], seen[(neg > 0) & ~to_pos]
 
 
 def aggregate_scores(codes: np.ndarray, pos_codes: np.ndarray, neg_codes: np.ndarray,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
@@ -224,7 +225,8 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     Ctrl-C: of the last committed one).
 
     ``callbacks``: callables ``fn(record: RoundRecord)`` run after every committed round; one that
-    returns True (or a :class:`Status`) stops the fit there (status ``'callback'``, or that one).
+    returns True (or a :class:`Status`) stops the fit there (status ``'callback'``, or that one);
+    any other value but None or False warns once and is ignored (:class:`_Callbacks`).
     ``verbose``: 0 silent; ``k >= 1`` a progress line every ``k`` rounds on stderr (a bar redrawn
     in place on a terminal). ``history`` and ``weights_path``: those of an earlier run to
     continue (warm start); the new rounds are appended.
@@ -237,6 +239,7 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     progress = _Progress(verbose, loop.progress, first_round + max_rounds - 1,
                          name or type(loop).__name__) if verbose else None
     n_rows = len(rows["round"])
+    run_callbacks = _Callbacks(callbacks)
     # (rows, state, path entry, path length once it is logged) of the last committed round
     kept = (n_rows, state, None, len(path)) if state is not None else None
     status = Status.MAX_ITER
@@ -265,7 +268,7 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
             last_row = row
             if progress is not None:
                 progress.update(round_, row)
-            asked = _run_callbacks(callbacks, loop, round_, row, out.state)
+            asked = run_callbacks(loop, round_, row, out.state)
             if out.stop is not None:
                 status = out.stop
                 break
@@ -312,13 +315,43 @@ def _append_row(rows: dict, row: dict) -> None:
         values.append(row[c])
 
 
-def _run_callbacks(callbacks, loop, round_, row, state) -> Status | None:
-    if not callbacks:
-        return None
-    record = RoundRecord(round_, row, state, lambda: loop.ensemble(state))
-    asked = None
-    for callback in callbacks:
-        answer = callback(record)
-        if answer and asked is None:
-            asked = answer if isinstance(answer, Status) else Status.CALLBACK
-    return asked
+class _Callbacks:
+    """The callbacks of one run: called after every committed round with a :class:`RoundRecord`.
+
+    Only ``True`` (or a :class:`Status`, as the package's own early stopping returns) stops the
+    fit: a callback that logs and returns what it wrote (a count, a file object) must not end it
+    by being truthy, as XGBoost's callbacks return a bool. Any other value but None is ignored
+    with one ``UserWarning`` per callback and run. A ``StopIteration`` escaping a callback is its
+    error (it would end a generator around the fit silently), raised again as a ``RuntimeError``
+    naming the callback."""
+
+    def __init__(self, callbacks):
+        self.callbacks = list(callbacks)
+        self.warned: set[int] = set()
+
+    def __call__(self, loop, round_, row, state) -> Status | None:
+        if not self.callbacks:
+            return None
+        record = RoundRecord(round_, row, state, lambda: loop.ensemble(state))
+        asked = None
+        for i, callback in enumerate(self.callbacks):
+            try:
+                answer = callback(record)
+            except StopIteration as exc:
+                raise RuntimeError(f"callback {_callable_name(callback)} raised StopIteration at round {round_}; "
+                                   "to stop the fit, return True") from exc
+            if answer is None or answer is False or answer is np.False_:
+                continue
+            if answer is True or answer is np.True_ or isinstance(answer, Status):
+                if asked is None:
+                    asked = answer if isinstance(answer, Status) else Status.CALLBACK
+            elif i not in self.warned:
+                self.warned.add(i)
+                warnings.warn(f"callback {_callable_name(callback)} returned {answer!r} ({type(answer).__name__}) at "
+                              f"round {round_}: only True stops the fit, so it goes on and this value is ignored "
+                              "(return None or False to continue)", UserWarning, stacklevel=2)
+        return asked
+
+
+def _callable_name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(type(fn), "__qualname__", None) or repr(fn)

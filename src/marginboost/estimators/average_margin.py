@@ -25,6 +25,7 @@ import dataclasses
 import math
 import numbers
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -33,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from marginboost.average_margin.frank_wolfe import STEPS, STOPS, average_margin_boost, stump_eta
 from marginboost.average_margin.nzdd import MAX_ETA, MIN_ETA
 from marginboost.average_margin.nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
+from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning
 from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
 from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.multiclass import one_vs_rest, per_class
@@ -174,6 +175,9 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
                     "full_margin_": Real(finite=False), "objective_": Real(finite=False),
                     "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
     _model_unsaved = ("nzdd_", "distribution_", "history_")
+    _no_stages = ("each round's output is a distribution over all the stumps of H_S (O(|H_S|) memory a round to "
+                  "keep); fit with max_iter=t for the model of round t, or pass callbacks=[fn] to see "
+                  "record.ensemble() after every round")
 
     def __init__(self, nu=0.1, eps=0.01, eta="exact", step="classic", stop="gap", min_weight=1e-6,
                  max_iter=10000, max_time=None, verbose=0, callbacks=None, early_stopping=False,
@@ -211,7 +215,9 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         kept, self.weights_, self.dropped_mass_ = vote.stored(result.d, self.min_weight)
         self.hypotheses_ = vote.nzdd.stumps(kept)
         self._derive_from_stored()
-        self.margin_ = soft_margin(vote.y * self._score(vote.X), self.nu_)
+        score = self._score(vote.X)
+        self.margin_ = soft_margin(vote.y * score, self.nu_)
+        self._warn_if_degenerate(vote, score)
         self.full_margin_ = result.soft_margin
         self.objective_ = result.objective
         self.gap_ = result.gap
@@ -254,6 +260,36 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
 
     def _unfinished_detail(self, result) -> str:
         return f" (gap {result.gap:.3g} > eps/2)"
+
+    def _warn_if_degenerate(self, vote: _StoredVote, score: np.ndarray) -> None:
+        """``DegenerateModelWarning`` when the stored vote has no positive soft margin and
+        misclassifies more training examples than the constant majority class (issue 33: binary
+        features, defaults, 0.60 accuracy against a majority of 0.625 and a best stump of 0.79).
+
+        The cause is the objective, not the oracle: a stump erring on ``k`` examples has soft margin
+        ``1 - 2k / nu`` (its ``nu`` smallest margins: ``k`` at -1, the rest at +1), positive only
+        for ``nu > 2k``. Below that, the optimum over all stumps is typically a stump and its
+        negation at equal weight (soft margin 0, LPBoost's decision 0 everywhere), and the
+        exponential weights ``w_h ~ exp(eta d @ u_h)`` approach that cancellation: the vote is its
+        small remainder, whose sign classifies no better than chance."""
+        if self.margin_ > 0.0:
+            return
+        y, m = vote.y, vote.y.shape[0]
+        errors = int(np.count_nonzero(np.where(y > 0, score <= 0.0, score > 0.0)))  # a decision 0 is classes_[0]
+        minority = int(min(np.count_nonzero(y > 0), np.count_nonzero(y < 0)))
+        if errors <= minority:
+            return
+        best_stump_errors = int(round(m * (1.0 - vote.nzdd.max_edge(np.full(m, 1.0 / m))) / 2.0))
+        warnings.warn(
+            f"{type(self).__name__}: the stored vote has soft margin {self.margin_:.3g} <= 0 and misclassifies "
+            f"{errors} of the {m} training examples, more than the {minority} the constant majority class does. "
+            f"At nu={self.nu_:g} the soft-margin optimum over the stumps cancels (a stump erring on k examples has "
+            f"soft margin 1 - 2k/nu; the best one here errs on {best_stump_errors}), and the vote is what is left "
+            f"of the cancellation. Raise nu above {2 * best_stump_errors} (a fraction above "
+            f"{2 * best_stump_errors / m:.3g}).",
+            DegenerateModelWarning,
+            stacklevel=4,
+        )
 
     # min_weight is read when fit stores the vote; eps is the stopping tolerance alone where eta is
     # given as a number (derived from eps, eta is part of the objective the rounds went by)

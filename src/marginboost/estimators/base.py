@@ -19,7 +19,7 @@ and gap (or loss), and the time elapsed, on stderr; on a terminal one line redra
 with a progress bar). ``callbacks``: callables ``fn(record)`` run after every round with a
 :class:`~marginboost.core.rounds.RoundRecord` (``record.round``, ``record.row``: the history
 row, ``record.ensemble()``: the model so far); one returning True stops the fit (``status_ ==
-'callback'``). ``early_stopping=True``: ``validation_fraction`` of the training set (or the
+'callback'``), any other value but None or False is ignored with a warning. ``early_stopping=True``: ``validation_fraction`` of the training set (or the
 ``eval_set`` given to ``fit``) is held out, the model scored on it after every round (accuracy
 for classifiers, negative mean squared error for regressors), and the fit stops
 (``status_ == 'early_stopping'``) once ``n_iter_no_change`` rounds in a row did not improve the

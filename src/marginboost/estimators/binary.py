@@ -49,6 +49,14 @@ def _has_probability(est) -> bool:
     return est._probability_link() is not None
 
 
+def _has_stages(est) -> bool:
+    """``staged_predict`` exists where ``staged_decision_function`` does; else an AttributeError
+    says why (the class's ``_no_stages``), as the cause of scikit-learn's 'has no attribute'."""
+    if not hasattr(est, "staged_decision_function"):
+        raise AttributeError(f"{type(est).__name__} has no staged outputs: {est._no_stages}")
+    return True
+
+
 class BinaryClassifierMixin:
     """Put before :class:`sklearn.base.ClassifierMixin`; the class supplies ``fit`` decorated
     with :func:`marginboost.estimators.multiclass.one_vs_rest`, ``decision_function`` (and ``staged_decision_function``
@@ -95,6 +103,10 @@ class BinaryClassifierMixin:
         index = predicted_index(self.decision_function(X))  # first: NotFittedError before fit
         return self.classes_[index]
 
+    # Why a class without staged_decision_function has none (the error of staged_predict says it).
+    _no_stages = "it keeps no model per round"
+
+    @available_if(_has_stages)
     def staged_predict(self, X):
         """Yield the predictions after every round (those of ``staged_decision_function``)."""
         for score in self.staged_decision_function(X):

@@ -40,7 +40,9 @@ Fitted attributes
 -----------------
 init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('diverged': a
 round would have made the training loss overflow, e.g. the exponential loss at a large learning
-rate; the fit keeps the rounds before it and warns (ConvergenceWarning); 'max_iter':
+rate, or rise above the round before's and twice the initial constant's (a learning rate too
+large, :func:`marginboost.functional.gbm.gbm`); the fit keeps the rounds before it and warns
+(ConvergenceWarning), and a warm start with a lower learning_rate goes on from them; 'max_iter':
 all max_iter trees, 'max_time', 'callback', 'early_stopping' or 'interrupted'), best_iteration_
 and validation_scores_ (with ``early_stopping``: the best round and the score after every
 round), history_ (dict of arrays, one row per
@@ -67,6 +69,7 @@ float32-exact features for the identity.
 from __future__ import annotations
 
 import numbers
+import dataclasses
 import warnings
 
 import numpy as np
@@ -111,7 +114,10 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         return False  # max_iter trees is the plan: stopping there (or at max_time) is no failure
 
     def _warm_start_apply(self, result, changed):
-        return result.loop.relearn(result, float(self.learning_rate)), None
+        result = result.loop.relearn(result, float(self.learning_rate))
+        if result.status == Status.DIVERGED:  # the round refused was one at the old rate: try the new one
+            result = dataclasses.replace(result, status=Status.MAX_ITER)
+        return result, None
 
     def _start_loop(self, X, y, s, options):
         """Run GBM on ``(X, y)`` (weights ``s``, mean 1, or None)."""
@@ -130,9 +136,10 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         self.train_loss_ = result.loss
         self._store_rounds(result)
         if result.status == Status.DIVERGED:
-            warnings.warn(f"{type(self).__name__} stopped after {self.n_iter_} rounds: round {self.n_iter_ + 1} "
-                          "made the training loss overflow (a step too large for the loss: lower learning_rate, "
-                          "or take leaf_update='newton')", ConvergenceWarning, stacklevel=3)
+            warnings.warn(f"{type(self).__name__} diverged: round {self.n_iter_ + 1} would have made the training loss "
+                          f"{result.divergence}; the fit keeps the {self.n_iter_} rounds before it. The step is too large for "
+                          f"the loss: lower learning_rate={self.learning_rate!r}, or take leaf_update='newton'",
+                          ConvergenceWarning, stacklevel=3)
         return self
 
     def _decision(self, X) -> np.ndarray:

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from marginboost.classic.graphsepboost import aggregate_scores, binarise, graphsepboost
+from marginboost.classic.graphsepboost import aggregate_scores, binarise, code_tables, graphsepboost
 from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin
@@ -56,7 +56,8 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
     labels is separated, so the training error is 0; 'no_progress': a round separated no
     pair; 'max_iter'; 'max_time'; 'interrupted'), history_ (dict of arrays,
     :data:`marginboost.classic.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`: round, unseparated_pairs (pairs of opposite labels left), edge of the round's
-    hypothesis, time), pos_codes_ / neg_codes_ (the distinct training codes of each class, int8).
+    hypothesis, time), pos_codes_ / neg_codes_ (the distinct training codes of each class, int8; a code of both
+    classes in its majority's only: :func:`marginboost.classic.graphsepboost.code_tables`).
 
     ``sample_weight`` is not supported (the algorithm weighs examples by degree only).
 
@@ -106,8 +107,7 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
         _, y_pm = self._binary_targets(y)
         result = self._fit_rounds(X, y_pm, None, self._binary_eval_set(eval_set))
         self._store_rounds(result)
-        self.pos_codes_ = np.unique(result.codes[y_pm > 0], axis=0)
-        self.neg_codes_ = np.unique(result.codes[y_pm < 0], axis=0)
+        self.pos_codes_, self.neg_codes_ = code_tables(result.codes, y_pm)
         if result.status == Status.NO_PROGRESS:
             warnings.warn(f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds: a round "
                           f"separated no pair, and {self._unseparated(result)} pairs of opposite labels are left "

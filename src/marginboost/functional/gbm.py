@@ -160,6 +160,8 @@ class GBMLoop(RoundLoop):
         self.oracle = learner.prepare(X) if self.n_inbag == m else None  # presorted once when every row is in bag
         self.hypotheses: list = []
         self.init: float | None = None
+        self.init_loss: float | None = None  # L(F_0), the constant's loss: the divergence test's scale
+        self.divergence: str | None = None  # why the last round was refused ('diverged'), for the warning
 
     def _rng_state(self):
         generator = getattr(self.rng, "bit_generator", None)
@@ -175,7 +177,7 @@ class GBMLoop(RoundLoop):
             if not (np.isfinite(init) and np.isfinite(value)):
                 raise ValueError(f"loss={getattr(loss, 'name', loss)!r} is not finite at the initial constant "
                                  f"F = {init:.6g}: y is too large for it (the loss overflows); rescale y")
-            self.init = init
+            self.init, self.init_loss = init, value
             state = _GBMState(0, np.zeros(y.shape[0]), F, value, self._rng_state())
             return RoundOutcome({"loss": value}, state, commit=False)
         del self.hypotheses[state.t:]  # drop what a rolled-back round added
@@ -204,7 +206,11 @@ class GBMLoop(RoundLoop):
             F_next = self.init + Z_next
             value = loss.value(F_next, y, s)
         if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
+            self.divergence = "overflow"
             return RoundOutcome(None, stop=Status.DIVERGED)  # this round overflowed: keep the rounds before it
+        if value > state.loss and value > 2.0 * self.init_loss > 0.0:
+            self.divergence = f"rise to {value:.6g}, above twice the initial constant's {self.init_loss:.6g}"
+            return RoundOutcome(None, stop=Status.DIVERGED)  # the step is too large: keep the rounds before it
         self.hypotheses.append(h)
         new = _GBMState(state.t + 1, Z_next, F_next, value, self._rng_state())
         weights = np.full(new.t, float(self.learning_rate))
@@ -245,7 +251,7 @@ class GBMLoop(RoundLoop):
             weights_path=rounds.weights_path,
             offset=self.init,
             final={"init": self.init, "learning_rate": float(self.learning_rate), "F": state.F,
-                   "loss": float(state.loss)},
+                   "loss": float(state.loss), "divergence": self.divergence if status == Status.DIVERGED else None},
         )
 
 
@@ -259,8 +265,12 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, max_iter=
     status ``'max_iter'`` after ``max_iter`` rounds, ``'max_time'`` once ``max_time``
     seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
     :mod:`marginboost.core.interrupts`). ``'diverged'``: a round would have made ``F`` or the training loss
-    overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``);
-    that round is dropped and the fit stops with the rounds before it. ``callbacks``,
+    overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``), or
+    raised the training loss above both the round before's and twice the initial constant's
+    ``L(F_0)`` (a learning rate too large: the loss grows round after round, as ``(1 - lr)^2``
+    per round for the squared loss with ``lr > 2``, where a descent step of a sane rate never
+    leaves the constant's loss that far behind); that round is dropped and the fit stops with
+    the rounds before it (``final['divergence']`` says which). ``callbacks``,
     ``verbose``, ``name`` as for :func:`~marginboost.core.rounds.run_rounds`.
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_t weights[t]

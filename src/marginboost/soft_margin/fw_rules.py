@@ -12,13 +12,15 @@ Each rule maps the current weights ``w_t`` over the hypotheses so far, the new h
   ``w + lambda (e_new - e_a)``, ``lambda = argmax_{[0, w_a]} rho~(q + lambda (u - u_a))``  (Algorithm 4);
   on a drop step (``lambda = w_a``) the better of it and the ``line_search`` step
 
-A rule returns ``(w1, q1)``: the candidate weights and its margins ``U @ w1`` -- optionally
-``(w1, q1, (scale, touched))`` when ``w1 = scale * w`` except on the indices ``touched``, which
-lets the loop log the weights of every round in O(1) memory.
+A rule returns an :class:`FWStep` ``(w, q, step)``: the candidate weights, its margins ``U @ w``
+and, optionally, ``step = (scale, touched)`` when ``w = scale * w_t`` except on the indices
+``touched``, which lets the loop log the weights of every round in O(1) memory. (A plain tuple
+``(w, q)`` or ``(w, q, step)`` is read the same way; :func:`fw_step` checks what a rule returned.)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -61,14 +63,55 @@ class FWContext:
         return self.matrix.dense()
 
 
-def _toward_new(ctx: FWContext, lam: float, delta: np.ndarray | None = None):
-    """The FW step of length ``lam`` toward the new hypothesis; ``delta``: ``u_new - q`` if known."""
+class FWStep(NamedTuple):
+    """What a Frank-Wolfe rule returns: the candidate weights ``w`` (on the simplex, over the
+    hypotheses so far, the new one included), their margins ``q = U @ w`` (the loop does not
+    recompute them), and ``step = (scale, touched)`` where ``w == scale * w_t`` except on the
+    indices ``touched`` (the weights path logs it in O(1) memory), or None (the nonzero weights
+    are stored outright)."""
+
+    w: np.ndarray
+    q: np.ndarray
+    step: tuple | None = None
+
+
+def toward_new(ctx: FWContext, lam: float, delta: np.ndarray | None = None) -> FWStep:
+    """The FW step of length ``lam`` toward the new hypothesis, ``w = (1 - lam) w_t + lam e_new``;
+    ``delta``: ``u_new - q`` if known. A rule that only chooses a step size returns this."""
     scale = 1.0 - lam
     w1 = scale * ctx.w
     w1[ctx.j_new] += lam
     if delta is None:
         delta = ctx.new_column() - ctx.q
-    return w1, ctx.q + lam * delta, (scale, [ctx.j_new])
+    return FWStep(w1, ctx.q + lam * delta, (scale, [ctx.j_new]))
+
+
+def fw_step(rule, ctx: FWContext) -> FWStep:
+    """Call the FW rule on ``ctx`` and check its answer: an :class:`FWStep` (or a tuple ``(w, q)``,
+    ``(w, q, step)``) with ``w`` of one weight per hypothesis and ``q`` of one margin per example.
+    Else a ``TypeError`` naming the rule, what it returned and what a rule returns (a rule
+    returning a step size, e.g. ``lambda ctx: 0.5``, failed deep in the loop with 'float object
+    is not subscriptable': issue 33)."""
+    out = rule(ctx)
+    if isinstance(out, FWStep):
+        step = out
+    elif isinstance(out, tuple) and len(out) in (2, 3):
+        step = FWStep(*out)
+    else:
+        step = None
+    n, m = ctx.w.shape[0], ctx.q.shape[0]
+    shapes_ok = step is not None and all(isinstance(a, np.ndarray) and a.ndim == 1 for a in step[:2]) \
+        and step.w.shape[0] == n and step.q.shape[0] == m
+    if not shapes_ok:
+        name = getattr(rule, "__qualname__", None) or type(rule).__qualname__
+        got = (f"{type(out).__name__} {out!r}" if np.ndim(out) == 0 else
+               f"{type(out).__name__} of {len(out)} items" if hasattr(out, "__len__") else type(out).__name__)
+        raise TypeError(
+            f"the Frank-Wolfe rule step={name} returned {got}; a rule returns FWStep(w, q[, step]) "
+            f"(marginboost.soft_margin.fw_rules): the new weights w over the {n} hypotheses so far and their "
+            f"margins q = U @ w over the {m} examples. A rule that chooses a step size lam returns "
+            "fw_rules.toward_new(ctx, lam)")
+    return step
 
 
 class ClassicStep:
@@ -76,8 +119,8 @@ class ClassicStep:
 
     name = "classic"
 
-    def __call__(self, ctx: FWContext):
-        return _toward_new(ctx, classic_step(ctx.t))
+    def __call__(self, ctx: FWContext) -> FWStep:
+        return toward_new(ctx, classic_step(ctx.t))
 
 
 class ShortStep:
@@ -85,10 +128,10 @@ class ShortStep:
 
     name = "short_step"
 
-    def __call__(self, ctx: FWContext):
+    def __call__(self, ctx: FWContext) -> FWStep:
         delta = ctx.new_column() - ctx.q
         scale = float(np.max(np.abs(delta)))
-        return _toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale), delta)
+        return toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale), delta)
 
 
 class LineSearch:
@@ -96,9 +139,9 @@ class LineSearch:
 
     name = "line_search"
 
-    def __call__(self, ctx: FWContext):
+    def __call__(self, ctx: FWContext) -> FWStep:
         delta = ctx.new_column() - ctx.q
-        return _toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0], delta)
+        return toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0], delta)
 
 
 class Pairwise:
@@ -118,11 +161,11 @@ class Pairwise:
 
     name = "pairwise"
 
-    def __call__(self, ctx: FWContext):
+    def __call__(self, ctx: FWContext) -> FWStep:
         active = np.flatnonzero(ctx.w > 0.0)
         away = int(active[np.argmin(ctx.matrix.edges(ctx.d, active))])
         if away == ctx.j_new:
-            return _toward_new(ctx, 0.0)
+            return toward_new(ctx, 0.0)
         delta = ctx.new_column() - ctx.matrix.column(away)
         lam_max = float(ctx.w[away])
         lam, q1, d1 = newton_line_search(ctx.objective, ctx.q, ctx.d, delta, lam_max)  # q1 = q + lam delta
@@ -130,11 +173,11 @@ class Pairwise:
         w1[ctx.j_new] += lam
         w1[away] = 0.0 if lam >= lam_max else w1[away] - lam  # a drop step removes `away` exactly
         if lam < lam_max:
-            return w1, q1, (1.0, [ctx.j_new, away])
+            return FWStep(w1, q1, (1.0, [ctx.j_new, away]))
         fw = LineSearch()(ctx)
-        if ctx.objective.value(fw[1]) > ctx.objective.value_at(q1, d1):
+        if ctx.objective.value(fw.q) > ctx.objective.value_at(q1, d1):
             return fw
-        return w1, q1, (1.0, [ctx.j_new, away])
+        return FWStep(w1, q1, (1.0, [ctx.j_new, away]))
 
 
 FW_RULES = {r.name: r for r in (ClassicStep, ShortStep, LineSearch, Pairwise)}

@@ -31,7 +31,7 @@ import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
-from marginboost.soft_margin.fw_rules import FWContext
+from marginboost.soft_margin.fw_rules import FWContext, fw_step
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
 from marginboost.soft_margin.secondary import Candidate
 
@@ -188,8 +188,8 @@ def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, obj
         candidates = []
         if fw_rule is not None:
             ctx = FWContext(matrix, w, q, d, j_new, call - 1, smoothed, u)
-            out = fw_rule(ctx)
-            candidates.append((UPDATE_FW, Candidate(out[0], out[1], step=out[2] if len(out) > 2 else None)))
+            out = fw_step(fw_rule, ctx)
+            candidates.append((UPDATE_FW, Candidate(out.w, out.q, step=out.step)))
     fw_value = None
     if secondary is not None:
         w_fw = candidates[0][1].w if candidates else None
