@@ -45,6 +45,17 @@ from marginboost.soft_margin.objectives import soft_margin
 __all__ = ["AverageMarginBoostClassifier"]
 
 
+class _AverageMarginOracle:
+    """``d -> nzdd.average_margin(d, eta)``: the loop's oracle. An object, not a closure: a
+    warm-started estimator keeps its loop for the rounds to come, and must pickle."""
+
+    def __init__(self, nzdd: StumpNZDD, eta: float):
+        self.nzdd, self.eta = nzdd, eta
+
+    def __call__(self, d: np.ndarray):
+        return self.nzdd.average_margin(d, self.eta)
+
+
 class _StoredVote:
     """The classifier the estimator stores for a distribution ``d`` over the examples: the stumps
     of ``w_h = Pr[h | d] > min_weight`` (the heaviest alone if none is), renormalised to sum one.
@@ -254,7 +265,7 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         eta = self.eta_
         # The best edge costs about one stump call a round: computed only where it decides the stop.
         max_edge = nzdd.max_edge if self.stop == "certified" else None
-        return average_margin_boost(lambda d: nzdd.average_margin(d, eta), m, self.nu_, self.eps, eta, self.step,
+        return average_margin_boost(_AverageMarginOracle(nzdd, eta), m, self.nu_, self.eps, eta, self.step,
                                     self.stop, max_edge, self.max_iter,
                                     model=_StoredVote(nzdd, eta, self.min_weight, X, y_pm), **options)
 

@@ -95,7 +95,7 @@ FW_LOOP_COLUMNS = (
 FW_HISTORY_COLUMNS = ("round",) + FW_LOOP_COLUMNS + ("time",)
 
 
-def classifier_oracle(learner, X: np.ndarray):
+def classifier_oracle(learner, X: np.ndarray) -> "_ClassifierOracle":
     """FWBoost_C's oracle (001 Algorithm 3): ``g -> (h, h(X), 1.0)``, h fit on labels
     ``sign(g)`` with weights ``|g| / sum |g|``.
 
@@ -104,38 +104,50 @@ def classifier_oracle(learner, X: np.ndarray):
     and called with that signed vector (no presorting per round); any other learner is
     prepared every round with the labels ``sign(g)``.
     """
-    m = X.shape[0]
-    if isinstance(learner, (DecisionStump, EdgeTree)):
-        oracle = learner.prepare(X, np.ones(m))
-
-        def call(g):
-            return oracle(g / np.abs(g).sum())
-    else:
-        def call(g):
-            return learner.prepare(X, np.where(g >= 0.0, 1.0, -1.0))(np.abs(g) / np.abs(g).sum())
-
-    def lmo(g):
-        h, out = call(g)
-        out = np.asarray(out, dtype=np.float64)
-        if np.max(np.abs(out)) > 1.0 + 1e-12:
-            raise ValueError(f"FWBoost_C needs hypotheses with values in [-1, 1]; {h!r} gave "
-                             f"max |h(x)| = {np.max(np.abs(out)):.6g}")
-        return h, out, 1.0
-
-    return lmo
+    return _ClassifierOracle(learner, X)
 
 
-def regression_oracle(learner, X: np.ndarray, p: np.ndarray):
+def regression_oracle(learner, X: np.ndarray, p: np.ndarray) -> "_RegressionOracle":
     """FWBoost_R's oracle (001 Algorithm 4): ``g -> (h~, h~(X) / ||h~||_inf, 1 / ||h~||_inf)``
     with ``h~`` the weighted least-squares fit of ``r = g / p`` (``p`` the example weights).
 
     ``||h~||_inf`` is taken on the training sample (for stumps and trees every leaf holds a
     training example, so it is the sup over all x).
     """
-    oracle = learner.prepare(X)
+    return _RegressionOracle(learner, X, p)
 
-    def lmo(g):
-        h, out = oracle(g / p, p)
+
+# The oracles are objects, not closures: a warm-started estimator keeps its loop, oracle included,
+# for the rounds to come, and a fitted estimator must pickle.
+class _ClassifierOracle:
+    """:func:`classifier_oracle`."""
+
+    def __init__(self, learner, X: np.ndarray):
+        self.learner = learner
+        exact = isinstance(learner, (DecisionStump, EdgeTree))
+        self.prepared = learner.prepare(X, np.ones(X.shape[0])) if exact else None
+        self.X = None if exact else X  # (the prepared oracle holds what it needs of X)
+
+    def __call__(self, g: np.ndarray):
+        if self.prepared is not None:
+            h, out = self.prepared(g / np.abs(g).sum())
+        else:
+            h, out = self.learner.prepare(self.X, np.where(g >= 0.0, 1.0, -1.0))(np.abs(g) / np.abs(g).sum())
+        out = np.asarray(out, dtype=np.float64)
+        if np.max(np.abs(out)) > 1.0 + 1e-12:
+            raise ValueError(f"FWBoost_C needs hypotheses with values in [-1, 1]; {h!r} gave "
+                             f"max |h(x)| = {np.max(np.abs(out)):.6g}")
+        return h, out, 1.0
+
+
+class _RegressionOracle:
+    """:func:`regression_oracle`."""
+
+    def __init__(self, learner, X: np.ndarray, p: np.ndarray):
+        self.prepared, self.p = learner.prepare(X), p
+
+    def __call__(self, g: np.ndarray):
+        h, out = self.prepared(g / self.p, self.p)
         out = np.asarray(out, dtype=np.float64)
         norm = float(np.max(np.abs(out)))
         if norm == 0.0:
@@ -144,8 +156,6 @@ def regression_oracle(learner, X: np.ndarray, p: np.ndarray):
         if scale == np.inf:  # store the atom h / norm itself, scale 1
             return _rescaled(h, lambda v: v / norm), out / norm, 1.0
         return h, out / norm, scale
-
-    return lmo
 
 
 class _Descent:

@@ -291,8 +291,29 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
 
 
 # ----------------------------------------------------------------------------- assemblies
+@dataclass(frozen=True, eq=False)  # compared by identity: its arrays have no single truth value
+class Projection:
+    """``(theta, alpha) -> scale * fn(theta + shift, *args)``: a projection onto ``K`` as the loop
+    calls it (:attr:`MirrorAscent.project`); ``fn`` gets ``alpha`` after ``theta`` only when
+    ``penalized`` (SparseBoost's l1 factor), and ``shift`` / ``scale`` (arrays or None) add to
+    its argument / multiply its result. An object, not a closure: a warm-started estimator keeps
+    its parts for the rounds to come, and a fitted estimator must pickle."""
+
+    fn: Callable[..., np.ndarray]
+    args: tuple = ()
+    shift: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    penalized: bool = False
+
+    def __call__(self, theta: np.ndarray, alpha: float) -> np.ndarray:
+        if self.shift is not None:
+            theta = theta + self.shift
+        x = self.fn(theta, alpha, *self.args) if self.penalized else self.fn(theta, *self.args)
+        return x if self.scale is None else self.scale * x
+
+
 def _simplex_projection(regularizer: str, nu: float | None = None, caps: np.ndarray | None = None,
-                        base: np.ndarray | None = None):
+                        base: np.ndarray | None = None) -> Projection:
     """``theta -> P_S(theta)`` for S = simplex, ``P(m, nu)`` or the per-example-capped simplex.
 
     ``caps`` are per example. With replication weights ``base`` = ``s``, ``theta`` is per copy
@@ -305,22 +326,21 @@ def _simplex_projection(regularizer: str, nu: float | None = None, caps: np.ndar
         if entropy:
             log_s = np.log(base)
             if caps is not None:
-                return lambda theta, alpha: bregman.kl_box_capped_simplex_projection(theta + log_s, caps)
+                return Projection(bregman.kl_box_capped_simplex_projection, (caps,), shift=log_s)
             if nu is not None:
-                return lambda theta, alpha: bregman.kl_capped_simplex_projection(theta, nu, base)
-            return lambda theta, alpha: bregman.kl_simplex_projection(theta + log_s)
+                return Projection(bregman.kl_capped_simplex_projection, (nu, base))
+            return Projection(bregman.kl_simplex_projection, shift=log_s)
         group_caps = caps if caps is not None else base / nu if nu is not None else np.ones_like(base)
         per_copy = np.minimum(group_caps, 1.0) / base
-        return lambda theta, alpha: bregman.euclidean_replicated_projection(theta, base, per_copy)
+        return Projection(bregman.euclidean_replicated_projection, (base, per_copy))
     if caps is not None:
         fn = (bregman.kl_box_capped_simplex_projection if entropy
               else bregman.euclidean_box_capped_simplex_projection)
-        return lambda theta, alpha: fn(theta, caps)
+        return Projection(fn, (caps,))
     if nu is not None:
         fn = bregman.kl_capped_simplex_projection if entropy else bregman.euclidean_capped_simplex_projection
-        return lambda theta, alpha: fn(theta, nu)
-    fn = bregman.kl_simplex_projection if entropy else bregman.euclidean_simplex_projection
-    return lambda theta, alpha: fn(theta)
+        return Projection(fn, (nu,))
+    return Projection(bregman.kl_simplex_projection if entropy else bregman.euclidean_simplex_projection)
 
 
 def secondary_caps(secondary: np.ndarray, smoothness: float, weights: np.ndarray | None = None) -> np.ndarray:
@@ -396,11 +416,8 @@ def maboost(m: int, regularizer: str = "entropy", update: str = "active", varian
         if update != "active":
             raise ValueError("update must be 'active' for variant='sparse' (SparseBoost is a composite "
                              f"active update); got update={update!r}")
-        if s is None:
-            project = bregman.orthant_l1_projection
-        else:
-            def project(theta, alpha):  # per-copy soft threshold, summed over the copies
-                return s * bregman.orthant_l1_projection(theta, alpha)
+        # with replication weights: a per-copy soft threshold, summed over the copies
+        project = Projection(bregman.orthant_l1_projection, scale=s, penalized=True)
         return MirrorAscent(regularizer, update, project, step, uniform,
                             penalty=SparsePenalty(sparsity), normalize=True, base=s)
     if variant == "combined":
@@ -456,11 +473,10 @@ def madaboost(m: int, step: str = "paper", learning_rate: float = 1.0,
     _check_learning_rate(learning_rate)
     s = _replication(sample_weight, m)
     rule = EdgeStep(float(m), learning_rate) if step == "paper" else AdaBoostStep(learning_rate)
+    project = Projection(bregman.kl_hypercube_projection, (1.0,), scale=s)
     if s is None:
-        return MirrorAscent("entropy", "lazy", lambda theta, alpha: bregman.kl_hypercube_projection(theta, 1.0),
-                            rule, np.ones(m), normalize=True)
-    return MirrorAscent("entropy", "lazy", lambda theta, alpha: s * bregman.kl_hypercube_projection(theta, 1.0),
-                        rule, s.copy(), normalize=True, base=s)
+        return MirrorAscent("entropy", "lazy", project, rule, np.ones(m), normalize=True)
+    return MirrorAscent("entropy", "lazy", project, rule, s.copy(), normalize=True, base=s)
 
 
 __all__ = [
@@ -471,6 +487,7 @@ __all__ = [
     "MaxMarginStep",
     "MirrorAscent",
     "MirrorAscentLoop",
+    "Projection",
     "SparsePenalty",
     "VARIANTS",
     "adaboost",

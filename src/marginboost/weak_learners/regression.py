@@ -175,16 +175,22 @@ class SklearnRegressionLearner(RegressionLearner):
         self.estimator = estimator
 
     def prepare(self, X):
-        adapter = SklearnWeakLearner(self.estimator)
-        X = np.asarray(X, dtype=np.float64)
-
-        def oracle(r, s):
-            return adapter.prepare(X, r)(np.asarray(s, dtype=np.float64) / np.sum(s))
-
-        return oracle
+        return _SklearnRegressionOracle(SklearnWeakLearner(self.estimator), np.asarray(X, dtype=np.float64))
 
     def __repr__(self) -> str:
         return f"SklearnRegressionLearner({self.estimator!r})"
+
+
+class _SklearnRegressionOracle:
+    """:class:`SklearnRegressionLearner` on ``X``: ``(r, s) -> (h, h(X))``, the fit of targets ``r``
+    with weights ``s``. An object, not a closure: a warm-started estimator keeps it for the rounds
+    to come, and must pickle."""
+
+    def __init__(self, adapter: SklearnWeakLearner, X: np.ndarray):
+        self.adapter, self.X = adapter, X
+
+    def __call__(self, r, s):
+        return self.adapter.prepare(self.X, r)(np.asarray(s, dtype=np.float64) / np.sum(s))
 
 
 def resolve_regression_learner(spec, max_depth: int = 3) -> RegressionLearner:
