@@ -8,11 +8,13 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import RegressorMixin, clone
-from sklearn.datasets import load_breast_cancer, make_regression
-from sklearn.exceptions import NotFittedError
+from sklearn.datasets import load_breast_cancer, make_classification, make_regression
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import StrOptions
 
 import marginboost
+from marginboost import LPBoostClassifier
+from marginboost.weak_learners import DecisionStump, HistogramTree
 
 ESTIMATORS = sorted(
     (getattr(marginboost, n) for n in marginboost.__all__
@@ -353,3 +355,18 @@ def test_last_stage_equals_the_decision_on_ties():
     stages = list(est.staged_decision_function(X))
     np.testing.assert_array_equal(stages[-1], est.decision_function(X))
     np.testing.assert_array_equal(list(est.staged_predict(X))[-1], est.predict(X))
+
+
+@pytest.mark.parametrize("learner", [DecisionStump(), HistogramTree(max_depth=2)])
+def test_warm_start_one_vs_rest_with_a_weak_learner_object(learner):
+    """One-vs-rest clones the learner object for each class: the copy is the same parameter (it was
+    refused as a changed weak_learner), and a changed one is still refused."""
+    X, y = make_classification(90, 5, n_informative=3, n_classes=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = LPBoostClassifier(weak_learner=learner, warm_start=True, max_iter=3).fit(X, y)
+        est.set_params(max_iter=6).fit(X, y)
+        whole = LPBoostClassifier(weak_learner=learner, max_iter=6).fit(X, y)
+        np.testing.assert_array_equal(est.decision_function(X), whole.decision_function(X))
+        with pytest.raises(ValueError, match="cannot be continued with weak_learner="):
+            est.set_params(weak_learner=HistogramTree(max_depth=3), max_iter=8).fit(X, y)

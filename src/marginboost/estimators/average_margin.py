@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from marginboost.average_margin.frank_wolfe import STEPS, STOPS, average_margin_boost, stump_eta
 from marginboost.average_margin.nzdd import MAX_ETA, MIN_ETA
@@ -37,6 +37,7 @@ from marginboost.average_margin.nzdd_stumps import StumpNZDD, build_stump_nzdd, 
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning
 from marginboost.estimators.binary import BinaryClassifierMixin, vote_probability
 from marginboost.estimators.compat import Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.soft_margin import resolve_nu
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
@@ -237,7 +238,7 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
 
     def _start_loop(self, X, y_pm, weights, options):
         m = X.shape[0]
-        self.nu_ = resolve_nu(self.nu, m)
+        self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
         start = time.perf_counter()
         nzdd = self._given_nzdd
         if nzdd is None:

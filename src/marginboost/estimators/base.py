@@ -46,11 +46,12 @@ from itertools import compress
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import check_array
 
 from marginboost.core.interrupts import warn_interrupted
 from marginboost.core.rounds import Status, continue_rounds
 from marginboost.estimators.compat import Interval
+from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
 
 __all__ = ["COMMON_PARAMETER_CONSTRAINTS", "RUN_CONTROLS", "BoostingEstimator", "DegenerateModelWarning",
@@ -179,8 +180,9 @@ def _neg_mse(y: np.ndarray, f: np.ndarray) -> float:
 
 def _same_parameter(a, b) -> bool:
     """Whether two values of a parameter are the same: numbers by value and kind (an int and a float
-    differ: ``nu=1`` is a count, ``nu=1.0`` a fraction), estimators by their parameters, other objects
-    by ``==`` (a clone of a dataclass learner is equal to it)."""
+    differ: ``nu=1`` is a count, ``nu=1.0`` a fraction), estimators by their parameters, objects
+    without an ``__eq__`` of their own by their fields, other objects by ``==`` (a clone of a
+    dataclass learner is equal to it)."""
     if a is b:
         return True
     numeric = (numbers.Number, np.bool_)
@@ -192,8 +194,13 @@ def _same_parameter(a, b) -> bool:
     if isinstance(a, np.random.RandomState):  # its draws go on; only a seed can change
         return True
     if hasattr(a, "get_params") and hasattr(b, "get_params"):
-        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
-        return pa.keys() == pb.keys() and all(_same_parameter(pa[k], pb[k]) for k in pa)
+        a, b = a.get_params(deep=False), b.get_params(deep=False)
+    elif type(a).__eq__ is object.__eq__ and hasattr(a, "__dict__"):
+        # an object without equality of its own (a weak learner): by its fields, so that the
+        # copy one-vs-rest's clone makes of it is the same parameter (issue 30's pickling tests)
+        a, b = vars(a), vars(b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_parameter(a[k], b[k]) for k in a)
     try:
         return bool(a == b)
     except Exception:  # e.g. arrays: no single truth value
@@ -289,6 +296,16 @@ class BoostingEstimator:
             weights = weights[train] if weights is not None else None
         return X, y, weights, EarlyStopping(X_val, y_val, self._validation_score(), self.n_iter_no_change)
 
+    def _training_rows(self, m: int) -> str:
+        """Where the ``m`` training rows of the loop come from, for an error about ``m`` (a ``nu``
+        above it): '' when they are the rows given to fit, else the rows early stopping held out."""
+        held_out = getattr(self, "_held_out", 0)
+        if not held_out:
+            return ""
+        return (f" (m = {m}: the {m + held_out} rows given to fit less the {held_out} that early_stopping holds out "
+                f"at validation_fraction={self.validation_fraction!r}; lower nu, or pass eval_set=(X_val, y_val) "
+                "to fit to train on every row)")
+
     def _callback_list(self, stopper) -> list:
         given = self.callbacks
         given = [] if given is None else [given] if callable(given) else list(given)
@@ -301,7 +318,9 @@ class BoostingEstimator:
         """Run the loop on validated ``(X, y)`` (``y`` in the loop's coding: {-1, +1} or real):
         a fresh fit, or the continuation of the last one (``warm_start``). Returns the
         :class:`~marginboost.core.rounds.FitResult`; sets ``best_iteration_`` under early stopping."""
+        n_given = X.shape[0]
         X, y, weights, stopper = self._split_validation(X, y, weights, eval_set)
+        self._held_out = n_given - X.shape[0]  # rows early stopping took from the training set (_training_rows)
         options = {"max_time": self.max_time, "callbacks": self._callback_list(stopper),
                    "verbose": int(self.verbose), "name": type(self).__name__}
         previous = getattr(self, "_fit_result", None) if self.warm_start else None

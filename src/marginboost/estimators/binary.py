@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from marginboost.estimators.base import eval_pair, staged_votes, weighted_vote
 from marginboost.estimators.compat import available_if
+from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners.ensemble_outputs import iter_outputs
 from marginboost.estimators.multiclass import per_class, predicted_index, probabilities
 from marginboost.io.model_codecs import NO_STAGES

@@ -36,13 +36,13 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import validate_data
 
 from marginboost.classic.adaboostv import adaboostv
 from marginboost.classic.smoothboost import smoothboost
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest
 from marginboost.estimators.soft_margin import resolve_nu
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
@@ -247,7 +247,7 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
         self.warm_start = warm_start
 
     def _run(self, oracle, y_pm, options):
-        self.nu_ = resolve_nu(self.nu, y_pm.shape[0])
+        self.nu_ = resolve_nu(self.nu, y_pm.shape[0], self._training_rows(y_pm.shape[0]))
         return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter, **options)
 
     def _margin(self, result):

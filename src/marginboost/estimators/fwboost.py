@@ -66,11 +66,12 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, staged_votes, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
 from marginboost.functional.losses import LOSSES, check_targets, resolve_loss

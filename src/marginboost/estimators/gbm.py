@@ -75,12 +75,13 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.gbm import LEAF_UPDATES, gbm
 from marginboost.functional.losses import LOSSES, resolve_loss

@@ -9,13 +9,14 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from marginboost.classic.graphsepboost import aggregate_scores, binarise, code_tables, graphsepboost
 from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.io.model_codecs import Codes, Count, ModelFileMixin, Text
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner

@@ -9,10 +9,10 @@ Sample weights are scaled to mean 1 (``s / mean(s)``, as these families always h
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import validate_data
 
 from marginboost.estimators.base import regression_eval_set
 from marginboost.estimators.failed_fit import unfitted_on_failure
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import positive_weights
 from marginboost.functional.losses import loss_probability

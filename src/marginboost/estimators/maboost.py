@@ -32,12 +32,13 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning,
                                          weighted_vote)
 from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_rows, vote_probability
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector

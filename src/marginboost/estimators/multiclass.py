@@ -45,9 +45,10 @@ import warnings
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from marginboost.estimators.failed_fit import forget_fit, unfitted_on_failure
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.weak_learners.shared import share_features
 

@@ -31,12 +31,12 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import validate_data
 
 from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning
 from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest
 from marginboost.estimators.sample_weights import positive_weights
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
@@ -49,8 +49,10 @@ from marginboost.soft_margin.secondary import SECONDARY_RULES
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
-def resolve_nu(nu, m: int) -> float:
-    """Turn the ``nu`` parameter (count or fraction, see module doc) into a count in [1, m]."""
+def resolve_nu(nu, m: int, rows: str = "") -> float:
+    """Turn the ``nu`` parameter (count or fraction, see module doc) into a count in [1, m].
+    ``rows``: where ``m`` comes from, said in the error when it is not the rows given to fit
+    (:meth:`marginboost.estimators.base.BoostingEstimator._training_rows`)."""
     if isinstance(nu, numbers.Integral):
         value = float(nu)
     elif nu <= 1.0:
@@ -59,7 +61,7 @@ def resolve_nu(nu, m: int) -> float:
         value = float(nu)
     if not 1.0 <= value <= m:
         raise ValueError(
-            f"nu must be a count in [1, m] = [1, {m}] or a fraction in (0, 1]; got nu={nu!r}"
+            f"nu must be a count in [1, m] = [1, {m}] or a fraction in (0, 1]; got nu={nu!r}{rows}"
         )
     return value
 
@@ -202,7 +204,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
 
     def _start_loop(self, X, y_pm, weights, options):
         m = X.shape[0]
-        self.nu_ = resolve_nu(self.nu, m)
+        self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
         self.eta_ = entropy_eta(m, self.nu_, self.eps)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
         return algorithms.run(self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, weights=weights,
