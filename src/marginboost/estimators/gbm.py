@@ -81,6 +81,7 @@ from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.gbm import LEAF_UPDATES, gbm
 from marginboost.functional.losses import LOSSES, resolve_loss
+from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real
 from marginboost.weak_learners.regression import resolve_regression_learner
 
@@ -134,6 +135,12 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
                           "made the training loss overflow (a step too large for the loss: lower learning_rate, "
                           "or take leaf_update='newton')", ConvergenceWarning, stacklevel=3)
         return self
+
+    def _stored_vote(self) -> StoredVote:
+        """``init_ + learning_rate * sum_j h_j``: trees of any leaf values, whose sum must not
+        overflow (model files: :mod:`marginboost.io.model_checks`)."""
+        return StoredVote(np.full(len(self.hypotheses_), float(self.learning_rate)), "parameter 'learning_rate'",
+                          self.init_, "state field 'init'")
 
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self)
