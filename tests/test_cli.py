@@ -583,3 +583,64 @@ def test_predictions_are_written_atomically(tmp_path, capsys, monkeypatch):
     code, out, err = run(capsys, "predict", "--data", str(data), "--model", str(model), "--output", str(out_file))
     expected = __import__("marginboost.io.model_io").io.model_io.load_model(model).predict(np.arange(20.0)[:, None])
     assert code == 0 and out_file.read_text().split() == expected.tolist(), err
+
+
+# ----------------------------------------------------------------------------- issue 33: statuses and warnings
+def _three_classes(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2))
+    labels = np.array(["left", "middle", "right"])[np.digitize(X[:, 0] + 0.5 * rng.normal(size=90), [-0.5, 0.5])]
+    return _rows(tmp_path / "three.csv", [[*r, t] for r, t in zip(X.tolist(), labels)], ["a", "b", "side"])
+
+
+def _warning_lines(err):
+    return [line for line in err.splitlines() if line.startswith("marginboost: warning:")]
+
+
+@pytest.mark.parametrize("booster", ["lpboost", "gbm", "graphsepboost"])
+def test_a_multiclass_summary_prints_statuses_as_words(tmp_path, capsys, booster):
+    """Item 16: the per-class statuses printed as ``[<Status.MAX_ITER: 'max_iter'>, ...]``."""
+    code, out, err = run(capsys, "fit", "--data", str(_three_classes(tmp_path)), "--booster", booster,
+                         "--weak-learner", "stump", "--max-iter", "1")
+    assert code == 0, err
+    assert "status [max_iter, max_iter, max_iter]," in out and "Status" not in out + err
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_a_fit_that_warns_prints_one_line_per_warning(tmp_path, capsys, classes):
+    """Item 16: a warning reached stderr as Python prints it (file, line number, then the source
+    line); now one line each, ``marginboost: warning: Category: message``, one per class."""
+    data = _three_classes(tmp_path)
+    if classes == 2:
+        data.write_text(data.read_text().replace("middle", "left"))
+    code, out, err = run(capsys, "fit", "--data", str(data), "--booster", "lpboost", "--weak-learner", "stump",
+                         "--max-iter", "1", "--header")
+    assert code == 0 and "training accuracy" in out, err
+    lines = err.splitlines()
+    assert lines == _warning_lines(err) and len(lines) == (1 if classes == 2 else 3), err  # nothing but them
+    for line in lines:
+        assert line.startswith("marginboost: warning: ConvergenceWarning: " + ("class '" if classes == 3 else ""))
+        assert "LPBoostClassifier stopped by max_iter after 1 rounds before its stopping rule held" in line
+    assert ".py:" not in err and "warnings.warn" not in err
+
+
+def test_warnings_are_shown_once_per_place_as_python_does(capsys, monkeypatch):
+    """The same warning from the same line is one line (Python's default filters); the CLI's
+    way of showing them ends with the command."""
+    import warnings
+
+    import marginboost.io.datasets as datasets
+
+    def listing():
+        for _ in range(3):
+            warnings.warn("the same warning", UserWarning)
+        warnings.warn("another\nof two lines", RuntimeWarning)
+        return {"heart": "KEEL"}
+
+    monkeypatch.setattr(datasets, "list_datasets", listing)
+    shown = warnings.showwarning
+    code, out, err = run(capsys, "datasets")
+    assert code == 0 and "heart" in out
+    assert err.splitlines() == ["marginboost: warning: UserWarning: the same warning",
+                                "marginboost: warning: RuntimeWarning: another of two lines"]
+    assert warnings.showwarning is shown

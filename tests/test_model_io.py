@@ -437,8 +437,6 @@ def test_vector_non_negative_refuses_a_negative_entry_naming_the_field(tmp_path,
     assert Vector(non_negative=True).decode([0.5, 0.0, -0.0], "state field 'coef'", 3).tolist() == [0.5, 0.0, 0.0]
     with pytest.raises(ModelFileError, match=r"state field 'coef' must be non-negative, got -0\.001 at entry 1"):
         Vector(non_negative=True).decode([0.5, -1e-3, 0.2], "state field 'coef'", 3)
-    with pytest.raises(ModelFileError, match="sum to 1"):  # with simplex: both checks
-        Vector(simplex=True, non_negative=True).decode([0.5, 0.25], "state field 'weights'", 2)
     # in a file: an estimator whose state declares it (declared here for the test only)
     monkeypatch.setattr(AdaBoostClassifier, "_model_state", {
         "coef_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()})
@@ -498,13 +496,14 @@ def test_negative_weights_are_refused_where_the_algorithm_has_none(name, tmp_pat
 
 
 def test_adaboostv_keeps_the_weight_of_a_perfectly_wrong_hypothesis(tmp_path):
-    """AdaBoostV's 'perfect' stop may weigh a hypothesis -1 (edge -1): its file allows it."""
+    """AdaBoostV's 'perfect' stop may weigh a hypothesis -1 (edge -1): its file allows a negative
+    weight (the absolute values still summing to 1, issue 33)."""
     path = tmp_path / "m.json"
     _fit("AdaBoostV", "stump").save(path)
     doc = json.loads(path.read_text())
-    doc["state"]["weights"][0] = -0.1
+    doc["state"]["weights"][0] *= -1.0
     path.write_text(json.dumps(doc))
-    assert load_model(path).weights_[0] == -0.1
+    assert load_model(path).weights_[0] == doc["state"]["weights"][0] < 0.0
 
 
 # ----------------------------------------------------------------------------- issue 33: stored categories
@@ -529,3 +528,175 @@ def test_feature_categories_round_trip_and_hostile_edits_are_refused(tmp_path):
     for version in (1, 2):  # older files hold no categories and still load
         old = load_model(DATA / f"model_v{version}_stumps.json" if version == 1 else DATA / "model_v2_gbm.json")
         assert not hasattr(old, "feature_categories_")
+
+
+# ----------------------------------------------------------------------------- issue 33: model invariants
+# Hand edits of every estimator's file (hostile round 3): each is refused on load, or the model
+# loaded gives finite outputs on any finite input. Today's code loaded weights of 1e308
+# (TotalBoost, SmoothBoost, FWBoost, MABoost, ...) and decision_function returned inf or NaN.
+MAX = float(np.finfo(np.float64).max)
+X_EXTREME = np.vstack([X_ALL, np.full((1, 4), MAX), np.full((1, 4), -MAX), [[MAX, -MAX, 0.0, 5e-324]]])
+
+
+def _weights(doc) -> str:
+    return next(k for k in ("weights", "coef") if k in doc["state"])
+
+
+def _largest_output(h) -> float:
+    """``max_x |h(x)|`` of a hypothesis in a file, computed from its JSON (independently of the
+    package's own bound)."""
+    if h["type"] == "stump":
+        return 1.0
+    if h["type"] == "regression_stump":
+        return abs(h["right"]) if h["threshold"] is None else max(abs(h["left"]), abs(h["right"]))
+    return max(abs(v) for v, f in zip(h["value"], h["feature"]) if f < 0)
+
+
+def _set_leaves(doc, value):
+    for h in doc["hypotheses"]:
+        if h["type"] == "regression_stump":
+            h["left"] = h["right"] = value
+        elif h["type"] == "regression_tree":
+            h["value"] = [value] * len(h["value"])
+
+
+def _outside_the_ball(doc):
+    """FWBoost: the first coefficient alone takes the model to twice the l1 radius beta."""
+    doc["state"]["coef"][0] = 2.0 * doc["params"]["beta"] / _largest_output(doc["hypotheses"][0])
+
+
+CONVEX = {"LPBoost", "ERLPBoost", "CERLPBoost", "MLPBoost", "TotalBoost", "SoftBoost", "AdaBoostV", "SmoothBoost",
+          "AverageMargin"}
+MIRROR = {"MABoost", "MadaBoost", "AdaBoost"}
+FWBOOST = {"FWBoostClassifier", "FWBoostRegressor", "FWBoostRegressor-R"}
+GBM = {"GBMClassifier", "GBMRegressor"}
+WEIGHTED = CONVEX | MIRROR | FWBOOST
+
+
+def _offset(doc) -> str:
+    return "offset" if "offset" in doc["state"] else "init"
+
+
+EDITS = {  # name -> (the cases whose files it edits, the edit)
+    "all_weights_1e308": (WEIGHTED, lambda d: d["state"].update({_weights(d): [1e308] * len(d["state"][_weights(d)])})),
+    "one_weight_1e308": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, 1e308)),
+    "one_weight_-1": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, -1.0)),
+    "one_weight_nan": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, float("nan"))),
+    "one_weight_0": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, 0.0)),
+    "weights_doubled": (WEIGHTED, lambda d: d["state"].update({_weights(d): [2 * w for w in d["state"][_weights(d)]]})),
+    "weights_halved": (WEIGHTED, lambda d: d["state"].update({_weights(d): [w / 2 for w in d["state"][_weights(d)]]})),
+    "outside_the_l1_ball": (FWBOOST, _outside_the_ball),
+    "offset_1e308": (FWBOOST | GBM, lambda d: d["state"].update({_offset(d): 1e308})),
+    "offset_8e307": (FWBOOST | GBM, lambda d: d["state"].update({_offset(d): 8e307})),  # below the bound
+    "leaves_1e308": (GBM | {"FWBoostRegressor-R"}, lambda d: _set_leaves(d, 1e308)),
+    "learning_rate_1e308": (GBM | MIRROR, lambda d: d["params"].update(learning_rate=1e308)),
+    "codes_1e308": ({"GraphSepBoost"}, lambda d: d["state"]["pos_codes"][0].__setitem__(0, 1e308)),
+}
+# Edits that leave a model of the family, which must load (the mirror family's coef are
+# unnormalised; a smaller FWBoost vector stays in its ball; an offset of 8e307 is large but
+# bounded), and those that may (twice an FWBoost vector leaves its ball unless the fit was well
+# inside it); every other edit must be refused.
+ADMITTED = {*((name, edit) for name in MIRROR for edit in ("one_weight_0", "weights_doubled", "weights_halved")),
+            *((name, edit) for name in FWBOOST for edit in ("one_weight_0", "weights_halved")),
+            *((name, "offset_8e307") for name in FWBOOST | GBM)}
+EITHER = {(name, "weights_doubled") for name in FWBOOST}
+_DOCUMENTS: dict = {}
+
+
+def _document(case):
+    if case not in _DOCUMENTS:
+        weak_learner = "tree" if case in ("GBMRegressor", "FWBoostRegressor-R") else "stump"
+        _DOCUMENTS[case] = model_to_dict(_fit(case, weak_learner))
+    return json.loads(json.dumps(_DOCUMENTS[case]))
+
+
+def _outputs(model):
+    """Every output of a model on the extreme rows: decision values, predictions, probabilities,
+    and the stages where a loaded model has them."""
+    yield model.predict(X_EXTREME) if not hasattr(model, "classes_") else model.decision_function(X_EXTREME)
+    if hasattr(model, "predict_proba"):
+        yield model.predict_proba(X_EXTREME)
+    if type(model) in STAGED_AFTER_LOAD:
+        staged = model.staged_decision_function if hasattr(model, "classes_") else model.staged_predict
+        yield from staged(X_EXTREME)
+
+
+# scikit-learn's finiteness check of X sums it first (MAX + -MAX), which warns; the models do not
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("case,edit", [(case, edit) for edit, (cases, _) in EDITS.items() for case in sorted(cases)])
+def test_an_edited_file_is_refused_or_gives_finite_outputs(tmp_path, case, edit):
+    """Issue 33: each estimator's file with its weights (offset, leaves, learning rate, codes)
+    edited is refused, naming the field, unless the edit leaves a model of the family, whose
+    every output on finite input (up to +-the largest float) is then finite."""
+    doc = _document(case)
+    EDITS[edit][1](doc)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))  # NaN is written as the non-JSON token NaN
+    try:
+        model = load_model(path)
+    except ModelFileError as exc:
+        assert (case, edit) not in ADMITTED, exc
+        assert re.search(r"field '|hypothesis|parameter|NaN", str(exc)), exc
+        return
+    assert (case, edit) in ADMITTED | EITHER, f"{case}: the edit {edit} loaded"
+    for out in _outputs(model):
+        assert np.all(np.isfinite(out)), (case, edit)
+
+
+@pytest.mark.parametrize("case,edit,match", [
+    ("TotalBoost", "weights_doubled",
+     r"state field 'weights': in TotalBoostClassifier, the weights' absolute values sum to 1 .*; got sum 2"),
+    ("SmoothBoost", "one_weight_1e308", r"state field 'weights': in SmoothBoostClassifier, .* sum to 1"),
+    ("AdaBoostV", "weights_doubled", r"in AdaBoostVClassifier, the weights' absolute values sum to 1"),
+    ("LPBoost", "weights_doubled", r"in LPBoostClassifier, the weights' absolute values sum to 1"),
+    ("FWBoostClassifier", "outside_the_l1_ball",
+     r"state field 'coef': in FWBoostClassifier, the weights lie in the l1 ball sum_j \|w_j\| max\|h_j\| <= "
+     r"parameter 'beta' = 5; got 1\d\."),
+    ("FWBoostRegressor-R", "leaves_1e308", r"state field 'coef': in FWBoostRegressor, .* l1 ball"),
+    ("FWBoostRegressor", "offset_1e308", r"state field 'coef' and state field 'offset', .* in FWBoostRegressor, the "
+                                         r"outputs are bounded by .* = 1e\+308, which must be at most 8.98847e\+307"),
+    ("GBMRegressor", "learning_rate_1e308", r"parameter 'learning_rate' and state field 'init', .* GBMRegressor"),
+    ("GBMClassifier", "leaves_1e308", r"parameter 'learning_rate' and state field 'init', .* = 1e\+308"),
+    ("MABoost", "all_weights_1e308", r"state field 'coef', .* in MABoostClassifier, the outputs are bounded"),
+])
+def test_a_refused_edit_names_the_field_the_family_and_the_invariant(case, edit, match):
+    doc = _document(case)
+    EDITS[edit][1](doc)
+    with pytest.raises(ModelFileError, match=match):
+        model_from_dict(doc)
+
+
+def test_hypotheses_outside_the_unit_range_are_refused_in_a_vote_in_it():
+    """A vote in [-1, 1] (LPBoost, MABoost) holds hypotheses into [-1, 1]; a regression stump
+    reaching 2 put into its file is refused, naming the hypothesis."""
+    for case, family in (("LPBoost", "LPBoostClassifier"), ("MABoost", "MABoostClassifier")):
+        doc = _document(case)
+        doc["hypotheses"][0] = {"type": "regression_stump", "feature": 0, "threshold": 0.0, "left": 2.0, "right": 1.0}
+        with pytest.raises(ModelFileError, match=rf"hypothesis 0: in {family}, every hypothesis maps into \[-1, 1\]"
+                                                 r".*reaches 2"):
+            model_from_dict(doc)
+        doc["hypotheses"][0].update(left=-0.5, right=1.0)  # within [-1, 1]: a model of the family
+        assert np.all(np.abs(model_from_dict(doc).decision_function(X_ALL)) <= 1.0 + 1e-12)
+
+
+@pytest.mark.parametrize("cls", [TotalBoostClassifier, SmoothBoostClassifier, FWBoostClassifier, GBMClassifier])
+def test_an_edited_one_vs_rest_file_names_the_binary_model(cls):
+    X3 = np.vstack([X, X[:20] + 3.0])
+    y3 = np.r_[Y, np.full(20, 2)]
+    doc = model_to_dict(cls(max_iter=5, weak_learner="stump").fit(X3, y3))
+    state = doc["estimators"][1]["state"]
+    field = next(k for k in ("weights", "coef", "init") if k in state)
+    state[field] = [1e308] * len(state[field]) if isinstance(state[field], list) else 1e308
+    with pytest.raises(ModelFileError, match=rf"estimators\[1\] state field '{field}'"):
+        model_from_dict(doc)
+
+
+def test_every_estimator_describes_its_model_for_the_checks():
+    """Each class says what its model is (a weighted vote and its invariants, or None)."""
+    for name in CASES:
+        est = _fit(name, "stump")
+        vote = est._stored_vote() if not hasattr(est, "estimators_") else est.estimators_[0]._stored_vote()
+        assert (vote is None) == (name == "GraphSepBoost"), name
+        if vote is not None:
+            assert vote.convex == (name in CONVEX), name
+            assert (vote.radius is not None) == (name in FWBOOST), name

@@ -13,6 +13,12 @@ that is the input, a missing optional package) end with a one-line
 status 130, keeping what was already written. ``fit --model`` and ``predict --output`` check
 that the file can be written before any work starts.
 
+Warnings are one line each on stderr, ``marginboost: warning: ConvergenceWarning: ...``
+(without Python's file, line and source line), each shown once per place that issues it as
+Python's default filters do (``-W`` and ``PYTHONWARNINGS`` still apply); e.g. a fit stopped by
+``--max-iter`` before its stopping rule held says why, per class with more than two. Statuses
+print as words (``converged``, ``max_iter``), per class in a list: ``[converged, max_iter]``.
+
 ``predict`` reads a labelled file as ``fit`` does, or a CSV file of features only: one without
 ``--label-column`` whose number of columns is the model's number of features. Its labels are
 read only for ``--score``.
@@ -287,12 +293,19 @@ def _summary(est, data, elapsed: float) -> str:
     """One line: rounds, and the status, margin, gap and hypotheses where the booster has them;
     with more than two classes, per class (one-vs-rest)."""
     if is_one_vs_rest(est):
-        head = (f"{len(est.classes_)} classes one-vs-rest: rounds {est.n_iter_.tolist()}, status {est.status_}, "
+        head = (f"{len(est.classes_)} classes one-vs-rest: rounds {est.n_iter_.tolist()}, "
+                f"status {_status_words(est.status_)}, "
                 f"{sum(_n_hypotheses(model) for model in est.estimators_)} hypotheses in all")
     else:
         head = _binary_summary(est)
     return (f"{type(est).__name__} on {data.name} (m={data.shape[0]}, p={data.shape[1]}): {head}, "
             f"training accuracy {est.score(data.X, data.labels):.4f}, {elapsed:.2f} s")
+
+
+def _status_words(statuses) -> str:
+    """Per-class statuses as words, ``[converged, max_iter]``: a list prints its items' reprs,
+    ``<Status.CONVERGED: 'converged'>``, where ``str`` of a Status is its value."""
+    return "[" + ", ".join(str(status) for status in statuses) + "]"
 
 
 def _n_hypotheses(est) -> int:
@@ -355,9 +368,7 @@ def cmd_fit(args) -> int:
                      missing_labels="drop" if args.drop_missing_labels else "error", booster=args.booster)
     est = BOOSTERS[args.booster](**params)
     start = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # reported as the status below
-        est.fit(data.X, data.labels)
+    est.fit(data.X, data.labels)  # a ConvergenceWarning says why the status below is no convergence
     if any(c is not None for c in data.categories):  # text columns: predict encodes its file the same way
         est.feature_categories_ = data.categories
     print(_summary(est, data, time.perf_counter() - start))
@@ -480,7 +491,7 @@ def cmd_demo(args) -> int:
         est = make(nu=args.nu, eps=args.eps, max_iter=args.max_iter)
         start = time.perf_counter()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", ConvergenceWarning)  # the table's status column says it
             est.fit(X_train, y_train)
         elapsed = time.perf_counter() - start
         print(f"{name:<16}{est.n_iter_:>7}{est.status_:>11}{est.margin_:>13.5f}{est.gap_:>10.2e}"
@@ -737,6 +748,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line on stderr, ``marginboost: warning: Category: message``: no file,
+    line number or source line, which tell a user of the command nothing. Which warnings are
+    shown (each once per place that issues it, by default) is left to the warning filters."""
+    text = " ".join(str(message).split())  # a message of several lines on one
+    print(f"marginboost: warning: {category.__name__}: {text}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     """Run the ``marginboost`` command with ``argv`` (default: ``sys.argv[1:]``); return its exit status.
 
@@ -747,7 +766,8 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with on_interrupt("raise"):  # Ctrl-C ends the command, also inside a fit
+        with on_interrupt("raise"), warnings.catch_warnings():  # Ctrl-C ends the command, also inside a fit
+            warnings.showwarning = _show_warning  # restored on leaving: only the command's warnings
             return args.func(args)
     except KeyboardInterrupt:
         print("marginboost: interrupted; results written so far are kept", file=sys.stderr)

@@ -40,6 +40,7 @@ from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.soft_margin import resolve_nu
+from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.soft_margin.objectives import soft_margin
 
@@ -181,7 +182,8 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"weights_": Vector(simplex=True), "nu_": Real(low=1.0), "eta_": Real(low=0.0),
+    # weights_ on the simplex: >= 0 here, summing to 1 in _stored_vote
+    _model_state = {"weights_": Vector(non_negative=True), "nu_": Real(low=1.0), "eta_": Real(low=0.0),
                     "n_hypotheses_": Count(), "nzdd_build_time_": Real(low=0.0),
                     "dropped_mass_": Real(finite=False), "margin_": Real(finite=False),
                     "full_margin_": Real(finite=False), "objective_": Real(finite=False),
@@ -322,6 +324,10 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         if converged != state.converged:  # a state no longer converged takes its step in the next round
             result = dataclasses.replace(result, state=state._replace(converged=converged))
         return result, converged
+
+    def _stored_vote(self) -> StoredVote:
+        """A convex vote of stumps (model files: :mod:`marginboost.io.model_checks`)."""
+        return StoredVote(self.weights_, "state field 'weights'", convex=True, unit_hypotheses=True)
 
     def _derive_from_stored(self) -> None:
         """The stumps' fields as arrays, for :meth:`_score` (after fit and after load alike)."""

@@ -17,6 +17,7 @@ from marginboost.estimators.compat import available_if
 from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners.ensemble_outputs import iter_outputs
 from marginboost.estimators.multiclass import per_class, predicted_index, probabilities
+from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import NO_STAGES
 
 
@@ -141,6 +142,10 @@ class WeightedVoteMixin:
 
     def _probability_link(self):
         return vote_probability
+
+    def _stored_vote(self) -> StoredVote:
+        """A convex vote of hypotheses in [-1, 1] (model files: :mod:`marginboost.io.model_checks`)."""
+        return StoredVote(self.weights_, "state field 'weights'", convex=True, unit_hypotheses=True)
 
     @per_class
     def decision_function(self, X) -> np.ndarray:

@@ -75,6 +75,7 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
 from marginboost.functional.losses import LOSSES, check_targets, resolve_loss
+from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
 from marginboost.weak_learners import resolve_weak_learner
 from marginboost.weak_learners.regression import resolve_regression_learner
@@ -138,6 +139,12 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         self._path = (result.weights_path, result.beta, result.scales)  # the path logs alpha
         self._store_rounds(result)
         return self
+
+    def _stored_vote(self) -> StoredVote:
+        """``offset_ + sum_j coef_j h_j`` in the l1 ball of radius ``beta`` (model files:
+        :mod:`marginboost.io.model_checks`)."""
+        return StoredVote(self.coef_, "state field 'coef'", self.offset_, "state field 'offset'",
+                          radius=float(self.beta), radius_field="parameter 'beta'")
 
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self)

@@ -85,6 +85,7 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
 from marginboost.functional.gbm import LEAF_UPDATES, gbm
 from marginboost.functional.losses import LOSSES, resolve_loss
+from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real
 from marginboost.weak_learners.regression import resolve_regression_learner
 
@@ -142,6 +143,12 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
                           f"the loss: lower learning_rate={self.learning_rate!r}, or take leaf_update='newton'",
                           ConvergenceWarning, stacklevel=3)
         return self
+
+    def _stored_vote(self) -> StoredVote:
+        """``init_ + learning_rate * sum_j h_j``: trees of any leaf values, whose sum must not
+        overflow (model files: :mod:`marginboost.io.model_checks`)."""
+        return StoredVote(np.full(len(self.hypotheses_), float(self.learning_rate)), "parameter 'learning_rate'",
+                          self.init_, "state field 'init'")
 
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self)

@@ -137,6 +137,10 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
     def _unfinished_detail(self, result) -> str:
         return f" ({self._unseparated(result)} pairs of opposite labels unseparated)"
 
+    def _stored_vote(self) -> None:
+        """No weighted vote: the scores count matching codes, finite whatever the file holds."""
+        return None
+
     def _codes(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)

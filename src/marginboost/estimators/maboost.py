@@ -41,6 +41,7 @@ from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import relative_sample_weight
+from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.mirror.bregman import REGULARIZERS
 from marginboost.mirror.maboost import (MADABOOST_STEPS, MAX_LEARNING_RATE, UPDATES, VARIANTS, adaboost, maboost,
@@ -196,6 +197,11 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
     def _probability_link(self):
         return vote_probability
 
+    def _stored_vote(self) -> StoredVote:
+        """A vote of hypotheses in [-1, 1], normalised by ``sum(coef_)`` (model files:
+        :mod:`marginboost.io.model_checks`): its sum must not overflow."""
+        return StoredVote(self.coef_, "state field 'coef'", unit_hypotheses=True)
+
     @per_class
     def decision_function(self, X) -> np.ndarray:
         """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
@@ -210,9 +216,11 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         rows = hypothesis_rows(self, X)
         score = np.zeros(rows.shape[1])
         for t, (eta, row) in enumerate(zip(self.coef_, rows)):
-            # decision_function's sums (vote_sum's order, the total by np.sum), one term more a stage
+            # decision_function's sums (vote_sum's order, the total by np.sum), one term more a stage;
+            # a stage of zero coefficients is 0, as decision_function is, not 0/0
             score += eta * row
-            yield (score + 0.0) / np.sum(self.coef_[: t + 1])
+            total = np.sum(self.coef_[: t + 1])
+            yield (score + 0.0) / total if total > 0 else np.zeros(rows.shape[1])
 
 
 class MABoostClassifier(_MirrorBoostClassifier):

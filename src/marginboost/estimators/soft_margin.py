@@ -131,9 +131,10 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"weights_": Vector(simplex=True), "margin_": Real(finite=False), "objective_": Real(finite=False),
-                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "nu_": Real(low=1.0),
-                    "eta_": Real(low=0.0)}
+    # weights_ on the simplex: >= 0 here, summing to 1 in WeightedVoteMixin._stored_vote
+    _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False),
+                    "objective_": Real(finite=False), "gap_": Real(finite=False), "n_iter_": Count(),
+                    "status_": Text(), "nu_": Real(low=1.0), "eta_": Real(low=0.0)}
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
     # float32 stays float32: the histogram learners bin it without a float64 copy of X.

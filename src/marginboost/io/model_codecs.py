@@ -251,12 +251,12 @@ class Text:
 
 
 class Vector:
-    """One finite float per hypothesis; ``simplex``: non-negative and summing to 1 (within 1e-6);
-    ``non_negative``: every entry >= 0 (the weights of an algorithm whose weights are
-    non-negative by definition: a negative one in a file is an edit, refused)."""
+    """One finite float per hypothesis; ``non_negative``: every entry >= 0 (the weights of an
+    algorithm whose weights are non-negative by definition: a negative one in a file is an edit,
+    refused). What the weights must satisfy together (summing to 1, the l1 ball) is the
+    estimator's invariant, checked once the whole model is read (:mod:`marginboost.io.model_checks`)."""
 
-    def __init__(self, simplex: bool = False, non_negative: bool = False):
-        self.simplex = simplex
+    def __init__(self, non_negative: bool = False):
         self.non_negative = non_negative
 
     def encode(self, value):
@@ -264,14 +264,12 @@ class Vector:
         return np.asarray(value, dtype=np.float64).tolist()
 
     def decode(self, value, where: str, n_hypotheses: int) -> np.ndarray:
-        """The float64 array of ``n_hypotheses`` finite numbers (on the simplex if ``simplex``); :class:`ModelFileError` otherwise."""
+        """The float64 array of ``n_hypotheses`` finite numbers (>= 0 if ``non_negative``);
+        :class:`ModelFileError` otherwise."""
         arr = read_numbers(value, where, n_hypotheses)
         if self.non_negative and arr.size and not bool(np.all(arr >= 0.0)):
             k = int(np.argmin(arr))
             raise ModelFileError(f"{where} must be non-negative, got {float(arr[k])!r} at entry {k}")
-        if self.simplex:
-            require(bool(np.all(arr >= 0.0)) and abs(arr.sum() - 1.0) <= 1e-6,
-                    f"{where} must be non-negative and sum to 1, got sum {arr.sum():.12g}")
         return arr
 
 
@@ -305,6 +303,11 @@ class ModelFileMixin:
         data); they are None on a loaded model.
     ``_model_prune``: the name of a weight vector whose zeros ``decision_function`` skips:
         those hypotheses (and their zero weights) are left out of the file.
+
+    and a method ``_stored_vote()``: the model as the weighted vote its decision function sums,
+    with its family's invariants (a :class:`~marginboost.io.model_checks.StoredVote`), or None
+    for a model that is no weighted vote; loading checks them. (A method of each family, not a
+    default here: the weighted-vote classifiers take theirs from a mixin after this one.)
     """
 
     _model_state: dict = {}

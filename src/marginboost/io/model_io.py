@@ -28,15 +28,16 @@ strings 'inf', '-inf', 'nan'; other numbers are finite):
 
 * LPBoost, ERLPBoost, CERLPBoost, MLPBoost: ``weights`` (V, on the simplex), ``margin``,
   ``objective``, ``gap`` (D), ``n_iter``, ``status``, ``nu``, ``eta``;
-* TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V, >= 0 but AdaBoostV's, whose
-  'perfect' stop may weigh a perfectly wrong hypothesis -1), ``margin`` (D), ``n_iter``,
-  ``status``, and SoftBoost's ``nu``;
+* TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V, on the simplex but AdaBoostV's,
+  whose 'perfect' stop may weigh a perfectly wrong hypothesis -1: absolute values summing to 1),
+  ``margin`` (D), ``n_iter``, ``status``, and SoftBoost's ``nu``;
 * MABoost, MadaBoost, AdaBoost (ours): ``coef`` (V, >= 0), ``margin`` (D), ``n_iter``, ``status``;
 * AverageMarginBoost: ``weights`` (V, on the simplex), ``nu``, ``eta``, ``n_hypotheses``,
   ``nzdd_build_time``, ``dropped_mass``, ``margin``, ``full_margin``, ``objective``, ``gap``
   (the last five D), ``n_iter``, ``status``;
-* FWBoostRegressor, FWBoostClassifier: ``coef`` (V, >= 0: the sign is in the hypotheses),
-  ``offset``, ``train_loss``, ``gap`` (D), ``n_iter``, ``status``;
+* FWBoostRegressor, FWBoostClassifier: ``coef`` (V, >= 0: the sign is in the hypotheses; in
+  the l1 ball ``sum_j coef_j max|h_j| <= beta``), ``offset``, ``train_loss``, ``gap`` (D),
+  ``n_iter``, ``status``;
 * GBMRegressor, GBMClassifier: ``init``, ``train_loss`` (D), ``n_iter``;
 * GraphSepBoost: ``pos_codes``, ``neg_codes`` (lists of rows of +1/-1, one column per
   hypothesis), ``n_iter``, ``status``.
@@ -64,6 +65,11 @@ hold exactly the fields the named estimator class stores (its ``_model_state``),
 ``params`` only parameters of that class: a file whose ``estimator`` was changed to another
 class is refused, unless that class stores the same fields and takes those parameters (e.g.
 AdaBoost to MABoost, LPBoost to ERLPBoost), where the model loaded predicts as the original.
+Then the model as a whole must keep its family's invariants (:mod:`marginboost.io.model_checks`):
+weights summing to 1 where the model is a convex vote, hypotheses in [-1, 1] where the vote
+is, FWBoost's l1 ball ``sum_j coef_j max|h_j| <= beta``, and for every weighted vote a bound
+``sum_j |w_j| max|h_j| + |offset|`` on its outputs below half the largest float, so that no
+loaded model gives inf or NaN on finite input.
 Version 1 (the soft-margin family only: ``weights`` and a ``fit`` object at the top level)
 and version 2 are still read. Version 3 names the iteration cap ``max_iter`` in every
 estimator and the step rule ``step``; a version-1 or -2 file's ``n_estimators`` (FWBoost, GBM) is
@@ -97,6 +103,7 @@ from marginboost.io.model_codecs import (
     read_number,
     require,
 )
+from marginboost.io.model_checks import check_stored_vote
 from marginboost.estimators.multiclass import is_one_vs_rest, summarise
 
 __all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "load_model",
@@ -335,6 +342,7 @@ def _model_from_dict(estimator, body: dict, n_features: int, where: str) -> None
         setattr(estimator, attr, field.decode(state[key], f"{where}state field '{key}'", len(hypotheses)))
     for attr in type(estimator)._model_unsaved:
         setattr(estimator, attr, None)
+    check_stored_vote(estimator, where)
     estimator._derive_from_stored()
 
 
