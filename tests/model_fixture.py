@@ -11,6 +11,9 @@ the FW candidate's distribution (its margins differ from ``U w`` in the last bit
 Newton rule's line search went from Brent's method to ``newton_line_search`` (fewer projections,
 another point within the same tolerance), and when its face Hessian went to float32 sums, and
 when its face step went from the LU of the bordered KKT system to a Cholesky solve (issue 17).
+The two average-margin cases' ``history.round`` is one more than recorded: their rounds count
+from 1 since the iteration contract (issue 30; iterate ``d^0`` is round 1), where they counted
+from 0; their models, ``n_iter`` and other columns are as recorded.
 
 Each case returns a dict of arrays: the model's outputs on held-out rows (decision function
 or prediction), its weights, its round count and status, and the non-timing history columns.

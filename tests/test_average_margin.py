@@ -69,7 +69,7 @@ def test_history_rows_and_loop_against_the_generic_dp():
     h = fast.history
     assert set(h) == set(HISTORY_COLUMNS)
     assert all(len(v) == fast.n_iter for v in h.values())
-    np.testing.assert_array_equal(h["round"], np.arange(fast.n_iter))
+    np.testing.assert_array_equal(h["round"], np.arange(1, fast.n_iter + 1))
     assert np.all(h["gap"] >= -1e-12) and np.all(np.diff(h["time"]) >= 0)
     # classic step 2/(t+2) in every row but the stopping one
     np.testing.assert_allclose(h["step"][:-1], 2.0 / (np.arange(fast.n_iter - 1) + 2.0))
@@ -201,14 +201,14 @@ def test_round_ensemble_is_the_model_stored_at_that_round():
         warnings.simplefilter("ignore", ConvergenceWarning)
         AverageMarginBoostClassifier(nu=0.3, eps=0.01, max_iter=6, callbacks=[record]).fit(X, y)
         for t, (hypotheses, weights, offset) in seen:
-            ref = AverageMarginBoostClassifier(nu=0.3, eps=0.01, max_iter=t + 1).fit(X, y)
+            ref = AverageMarginBoostClassifier(nu=0.3, eps=0.01, max_iter=t).fit(X, y)
             assert offset == 0.0 and len(hypotheses) == weights.shape[0]
             used = [(h.feature, h.threshold, h.sign, w) for h, w in zip(hypotheses, weights) if w != 0.0]
             stored = [(h.feature, h.threshold, h.sign, w) for h, w in zip(ref.hypotheses_, ref.weights_)]
             assert sorted(used) == sorted(stored)
             vote = np.column_stack([h.predict(X) for h in hypotheses]) @ weights
             np.testing.assert_allclose(vote, ref.decision_function(X), atol=1e-12)
-    assert [t for t, _ in seen] == list(range(6))
+    assert [t for t, _ in seen] == list(range(1, 7))
     # the list of stumps only grows, and keeps its objects: early stopping evaluates each once
     for (_, (before, _, _)), (_, (after, _, _)) in zip(seen, seen[1:]):
         assert all(a is b for a, b in zip(before, after))

@@ -201,7 +201,7 @@ def test_softboost_rolls_back_an_interrupted_round_and_continues(monkeypatch):
     oracle = DecisionStump().prepare(X, y)
     full = softboost(oracle, y, nu, delta, max_iter=10_000)
     assert full.status == "converged" and full.n_iter > 10
-    more = continue_rounds(softboost(oracle, y, nu, delta, max_iter=7), max_rounds=10_000)
+    more = continue_rounds(softboost(oracle, y, nu, delta, max_iter=7), max_iter=10_000)
     assert more.status == "converged" and more.n_iter == full.n_iter
     np.testing.assert_array_equal(more.weights, full.weights)
     for key in full.history.keys() - {"time"}:
@@ -226,7 +226,7 @@ def test_softboost_rolls_back_an_interrupted_round_and_continues(monkeypatch):
         np.testing.assert_array_equal(cut.history[key], ref.history[key], err_msg=key)
     # round 6 had added its column to U and to the LP: the next step forgets it
     assert cut.loop.margins.n == cut.loop.lp.n_rows == cut.weights.shape[0] + 1
-    done = continue_rounds(cut, max_rounds=10_000)
+    done = continue_rounds(cut, max_iter=10_000)
     assert done.status == "converged" and done.n_iter == full.n_iter
     assert done.soft_margin == pytest.approx(full.soft_margin, abs=1e-9)
     assert done.soft_margin >= done.history["best_edge"][-1] - delta - 1e-7

@@ -606,7 +606,7 @@ def test_interrupted_fit_is_the_shorter_fit_and_continues_as_the_longer(noisy, m
     assert cut.status == "interrupted" and cut.n_iter == 5
     _assert_same_fit(cut, mirror_ascent_boost(oracle, y, make(m), 5, keep_distributions=True))
     cut.loop.oracle = oracle
-    _assert_same_fit(continue_rounds(cut, max_rounds=25), full)
+    _assert_same_fit(continue_rounds(cut, max_iter=30), full)
 
 
 def test_no_edge_in_the_first_round_gives_the_empty_model(noisy):

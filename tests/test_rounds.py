@@ -10,10 +10,10 @@ from sklearn.datasets import load_breast_cancer
 from marginboost import LPBoostClassifier, MLPBoostClassifier
 from marginboost.core import rounds as rounds_module
 from marginboost.core.interrupts import on_interrupt
-from marginboost.core.rounds import FitResult, RoundOutcome, Status, WeightsPath, continue_rounds, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, WeightsPath, continue_rounds, run_rounds
 
 
-class Counter:
+class Counter(RoundLoop):
     """Round r adds r to a running sum; stops (converged) once the sum reaches ``target``.
     ``explode_at``: round that raises KeyboardInterrupt inside its step."""
 
@@ -39,12 +39,12 @@ class Counter:
         return None
 
     def result(self, state, status, rounds):
-        return FitResult([], None, status, rounds.n_rounds, rounds.history, rounds.weights_path,
+        return FitResult([], None, status, rounds.n_iter, rounds.history, rounds.weights_path,
                          final={"total": state})
 
 
 def test_rounds_count_commit_and_history_layout():
-    res = run_rounds(Counter(), max_rounds=4)
+    res = run_rounds(Counter(), max_iter=4)
     assert res.status == Status.MAX_ITER == "max_iter" and str(res.status) == "max_iter"
     assert list(res.history) == ["round", "total", "added", "time"]
     assert res.history["round"].tolist() == [1, 2, 3, 4] and res.total == 10 and res.n_iter == 4
@@ -53,8 +53,8 @@ def test_rounds_count_commit_and_history_layout():
 
 
 def test_a_loop_stop_wins_and_a_round_without_a_row_keeps_the_last_commit():
-    assert run_rounds(Counter(target=6), max_rounds=10).status == Status.CONVERGED
-    res = run_rounds(Counter(no_row_at=3), max_rounds=10)
+    assert run_rounds(Counter(target=6), max_iter=10).status == Status.CONVERGED
+    res = run_rounds(Counter(no_row_at=3), max_iter=10)
     assert (res.status, res.n_iter, res.total) == (Status.DIVERGED, 2, 3)
 
 
@@ -62,13 +62,13 @@ def test_a_loop_stop_wins_and_a_round_without_a_row_keeps_the_last_commit():
 def test_interrupt_keeps_the_committed_rounds_or_propagates(at):
     if at == 1:  # nothing committed: there is no model
         with pytest.raises(KeyboardInterrupt):
-            run_rounds(Counter(explode_at=1), max_rounds=5)
+            run_rounds(Counter(explode_at=1), max_iter=5)
         return
-    res = run_rounds(Counter(explode_at=at), max_rounds=5)
+    res = run_rounds(Counter(explode_at=at), max_iter=5)
     assert (res.status, res.n_iter, res.total) == (Status.INTERRUPTED, 2, 3)
     assert len(res.weights_path) == 2
     with on_interrupt("raise"), pytest.raises(KeyboardInterrupt):
-        run_rounds(Counter(explode_at=at), max_rounds=5)
+        run_rounds(Counter(explode_at=at), max_iter=5)
 
 
 def test_interrupt_between_row_and_commit(monkeypatch):
@@ -80,7 +80,7 @@ def test_interrupt_between_row_and_commit(monkeypatch):
         if calls[0] == 3:
             raise KeyboardInterrupt
     monkeypatch.setattr(rounds_module, "_append_row", append)
-    res = run_rounds(Counter(), max_rounds=5)
+    res = run_rounds(Counter(), max_iter=5)
     assert (res.n_iter, res.total, len(res.weights_path)) == (2, 3, 2)
     assert res.history["round"].tolist() == [1, 2]
 
@@ -94,24 +94,26 @@ def test_interrupt_between_commit_and_path_log_logs_the_committed_round(monkeypa
             raise KeyboardInterrupt
         original(self, w, step)
     monkeypatch.setattr(WeightsPath, "append", append)
-    res = run_rounds(Counter(), max_rounds=5)
+    res = run_rounds(Counter(), max_iter=5)
     monkeypatch.undo()
     assert res.n_iter == 3 and len(res.weights_path) == 3
     assert [w.shape[0] for w in res.weights_path] == [1, 2, 3]
 
 
 def test_max_time_stops_after_a_committed_round():
-    res = run_rounds(Counter(), max_rounds=100, max_time=1e-12)
+    res = run_rounds(Counter(), max_iter=100, max_time=1e-12)
     assert (res.status, res.n_iter) == (Status.MAX_TIME, 1)
 
 
 def test_uncommitted_rows_cannot_end_the_fit():
     class FromZero(Counter):
+        start_row = True
+
         def step(self, state, r):
             out = super().step(state, r)
             out.commit = r > 0
             return out
-    res = run_rounds(FromZero(), max_rounds=4, max_time=1e-12, first_round=0)
+    res = run_rounds(FromZero(), max_iter=3, max_time=1e-12)
     assert res.history["round"].tolist() == [0, 1] and res.status == Status.MAX_TIME
 
 
@@ -121,10 +123,10 @@ def test_callbacks_see_every_round_and_can_stop():
     def cb(record):
         seen.append((record.round, record.row["total"], record.state))
         return record.round == 3
-    res = run_rounds(Counter(), max_rounds=10, callbacks=[cb, lambda r: None])
+    res = run_rounds(Counter(), max_iter=10, callbacks=[cb, lambda r: None])
     assert seen == [(1, 1, 1), (2, 3, 3), (3, 6, 6)]
     assert (res.status, res.n_iter) == (Status.CALLBACK, 3)
-    res = run_rounds(Counter(), max_rounds=10, callbacks=[lambda r: Status.EARLY_STOPPING])
+    res = run_rounds(Counter(), max_iter=10, callbacks=[lambda r: Status.EARLY_STOPPING])
     assert (res.status, res.n_iter) == (Status.EARLY_STOPPING, 1)
 
 
@@ -135,36 +137,36 @@ def test_only_true_stops_other_values_warn_once():
     def write_log(record):
         return log.write(f"{record.round}\n")
     with pytest.warns(UserWarning, match=r"callback .*write_log returned 2 \(int\).*only True stops") as caught:
-        res = run_rounds(Counter(), max_rounds=5, callbacks=[write_log])
+        res = run_rounds(Counter(), max_iter=5, callbacks=[write_log])
     assert (res.status, res.n_iter) == (Status.MAX_ITER, 5)
     assert len([w for w in caught if "write_log" in str(w.message)]) == 1  # once per run, not per round
     assert log.getvalue() == "1\n2\n3\n4\n5\n"
     # numpy's bool (a comparison of history values) stops as True does; False continues silently
-    res = run_rounds(Counter(), max_rounds=5, callbacks=[lambda r: np.float64(r.row["total"]) >= 3.0])
+    res = run_rounds(Counter(), max_iter=5, callbacks=[lambda r: np.float64(r.row["total"]) >= 3.0])
     assert (res.status, res.n_iter) == (Status.CALLBACK, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert run_rounds(Counter(), max_rounds=3, callbacks=[lambda r: False]).status == Status.MAX_ITER
+        assert run_rounds(Counter(), max_iter=3, callbacks=[lambda r: False]).status == Status.MAX_ITER
 
 
 def test_a_callback_raising_stopiteration_is_its_error():
     def exhausted(record):
         return next(iter(()))
     with pytest.raises(RuntimeError, match="callback .*exhausted raised StopIteration at round 1.*return True"):
-        run_rounds(Counter(), max_rounds=5, callbacks=[exhausted])
+        run_rounds(Counter(), max_iter=5, callbacks=[exhausted])
 
 
 def test_continue_rounds_numbers_on_and_extends():
-    first = run_rounds(Counter(), max_rounds=3)
-    more = continue_rounds(first, max_rounds=2)
+    first = run_rounds(Counter(), max_iter=3)
+    more = continue_rounds(first, max_iter=5)
     assert more.history["round"].tolist() == [1, 2, 3, 4, 5] and more.total == 15
     assert len(more.weights_path) == 5
     assert len(first.weights_path) == 3 and first.history["round"].tolist() == [1, 2, 3]  # left as it was
-    assert run_rounds(Counter(), max_rounds=5).total == more.total
+    assert run_rounds(Counter(), max_iter=5).total == more.total
 
 
 def test_verbose_lines_and_terminal_bar(capsys):
-    run_rounds(Counter(), max_rounds=7, verbose=3, name="toy")
+    run_rounds(Counter(), max_iter=7, verbose=3, name="toy")
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("toy round 3  total 6") and "elapsed" in err[0]
     assert err[1].startswith("toy round 6") and err[2].startswith("toy round 7")
@@ -177,13 +179,13 @@ def test_verbose_lines_and_terminal_bar(capsys):
     progress = rounds_module._Progress(1, ("total",), 4, "toy", stream)
     progress.update(2, {"total": 3, "time": 0.5})
     assert stream.getvalue().startswith("\r[##########..........] toy round 2  total 3")
-    run_rounds(Counter(), max_rounds=3)
+    run_rounds(Counter(), max_iter=3)
     assert capsys.readouterr().err == ""
 
 
-def test_bad_max_rounds():
-    with pytest.raises(ValueError, match="max_rounds"):
-        run_rounds(Counter(), max_rounds=-1)
+def test_bad_max_iter():
+    with pytest.raises(ValueError, match="max_iter"):
+        run_rounds(Counter(), max_iter=-1)
 
 
 # ----------------------------------------------------------------------------- estimators

@@ -370,3 +370,27 @@ def test_warm_start_one_vs_rest_with_a_weak_learner_object(learner):
         np.testing.assert_array_equal(est.decision_function(X), whole.decision_function(X))
         with pytest.raises(ValueError, match="cannot be continued with weak_learner="):
             est.set_params(weak_learner=HistogramTree(max_depth=3), max_iter=8).fit(X, y)
+
+
+# The loops that record their starting point as round 0 (core.rounds: RoundLoop.start_row).
+START_ROW = {"GBMClassifier", "GBMRegressor", "FWBoostClassifier", "FWBoostRegressor", "GraphSepBoostClassifier"}
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_one_iteration_contract(cls, data):
+    """Issue 30: ``n_iter_`` is the number of the last round, each round one boosting iteration, in
+    every estimator: ``history_['round']`` is ``[0,] 1, ..., n_iter_`` (round 0: the starting point
+    of the loops that record one), ``n_iter_ <= max_iter``, and a stop by max_iter has
+    ``n_iter_ == max_iter``; a warm start numbers on."""
+    X, y, _, _ = _xy(cls, data)
+    first = 0 if cls.__name__ in START_ROW else 1
+    for max_iter in (1, 3):
+        est = _fit(_make(cls, max_iter=max_iter), X, y)
+        np.testing.assert_array_equal(est.history_["round"], np.arange(first, est.n_iter_ + 1))
+        assert len(est.history_["round"]) == est.n_iter_ + 1 - first
+        assert 1 <= est.n_iter_ <= max_iter
+        assert est.status_ != "max_iter" or est.n_iter_ == max_iter
+    est = _fit(_make(cls, max_iter=2, warm_start=True), X, y)
+    est = _fit(est.set_params(max_iter=5), X, y)
+    np.testing.assert_array_equal(est.history_["round"], np.arange(first, est.n_iter_ + 1))
+    assert est.status_ != "max_iter" or est.n_iter_ == 5

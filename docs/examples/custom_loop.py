@@ -47,13 +47,13 @@ class AdaBoostLoop(RoundLoop):
 
     def result(self, state, status, rounds):
         hypotheses, weights, _ = self.ensemble(state)
-        return FitResult(hypotheses, weights, status, rounds.n_rounds, rounds.history, final={"margins": state[1]})
+        return FitResult(hypotheses, weights, status, rounds.n_iter, rounds.history, final={"margins": state[1]})
 
 
 X, y = load_breast_cancer(return_X_y=True)
 y_pm = np.where(y == 1, 1.0, -1.0)
 loop = AdaBoostLoop(DecisionStump().prepare(X, y_pm), y_pm)
-result = run_rounds(loop, max_rounds=20, verbose=10, name="my AdaBoost")
+result = run_rounds(loop, max_iter=20, verbose=10, name="my AdaBoost")
 print(result.status, result.n_iter, "rounds; training error", result.history["train_error"][-1])
-more = continue_rounds(result, max_rounds=30)  # 30 more rounds of the same loop
+more = continue_rounds(result, max_iter=50)  # on to round 50: 30 more rounds of the same loop
 print(more.n_iter, "rounds; training error", more.history["train_error"][-1])

@@ -25,7 +25,7 @@ and the output ``w_h = Pr[h | d^T]``. The three steps are :mod:`marginboost.core
 ``classic``, ``line_search`` (exact, on ``F`` through the oracle: :func:`_line_search`) and
 ``short_step`` (slope ``gap_t``, curvature ``eta ||s^t - d^t||_1^2``: ``F`` is eta-smooth
 w.r.t. l1, 003 A.1). The loop (:class:`AverageMarginLoop`) is driven by
-:func:`marginboost.core.rounds.run_rounds` from round 0 (iterate ``d^0``), which owns the round
+:func:`marginboost.core.rounds.run_rounds` from round 1 (iterate ``d^0``), which owns the round
 count, the time limit, the history's ``round`` and ``time`` columns, Ctrl-C
 (:mod:`marginboost.core.interrupts`) and the BLAS threads.
 
@@ -51,12 +51,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import brentq
 
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.core.step_sizes import check_step_rule, step_size
 from marginboost.soft_margin.objectives import soft_margin_distribution
 
 __all__ = ["HISTORY_COLUMNS", "LOOP_COLUMNS", "STEPS", "STOPS", "AverageMarginLoop", "average_margin_boost",
-           "stump_eta"]
+           "average_margin_loop", "stump_eta"]
 
 STEPS = ("classic", "line_search", "short_step")  # the rules of marginboost.core.step_sizes
 STOPS = ("gap", "certified")
@@ -71,7 +71,7 @@ LOOP_COLUMNS = (
     "step",  # lam_t taken after this row (0 in the stopping row)
     "oracle_time",  # seconds in oracle calls this round (line search included)
 )
-HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
+HISTORY_COLUMNS = history_columns(LOOP_COLUMNS)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> float:
@@ -102,13 +102,15 @@ class _Iterate(NamedTuple):
 
 
 class AverageMarginLoop(RoundLoop):
-    """003 Algorithm 1 as a :class:`~marginboost.core.rounds.RoundLoop`, rounds numbered from 0.
+    """003 Algorithm 1 as a :class:`~marginboost.core.rounds.RoundLoop`: round ``t + 1`` is the
+    algorithm's iteration ``t`` (its rounds count from 1, as every loop's do; the paper's
+    iterates from 0).
 
-    Round ``t`` asks the oracle at ``d^t = d^{t-1} + lam_{t-1} (s^{t-1} - d^{t-1})`` (``d^0 =
+    Iteration ``t`` asks the oracle at ``d^t = d^{t-1} + lam_{t-1} (s^{t-1} - d^{t-1})`` (``d^0 =
     1/m``), computes ``s^t``, the gap and the stop, and, unless it stops, the next step
     ``lam_t``: its row holds both, and its state (:class:`_Iterate`) the iterate ``d^t`` with
     ``lam_t``. No step is computed in the converged row nor in round ``last_round`` (the last
-    the caller plans: the line search would cost oracle calls for nothing); a continuation
+    the caller plans: its ``max_iter``: the line search would cost oracle calls for nothing); a continuation
     (:func:`~marginboost.core.rounds.continue_rounds`) computes it in its first round and
     records it in that row of the history, as one run would. The fit's last row has step 0
     (:meth:`result`): no step was taken after it. ``model(d) -> (hypotheses, weights, offset)``
@@ -143,7 +145,7 @@ class AverageMarginLoop(RoundLoop):
         return lam, evaluated
 
     def step(self, state, round_):
-        """The row of iterate ``d^t``, ``t = round_``, from the committed ``d^{t-1}`` (None: ``d^0``)."""
+        """The row of iterate ``d^t``, ``t = round_ - 1``, from the committed ``d^{t-1}`` (None: ``d^0``)."""
         if state is None:
             t, d, oracle_time = 0, np.full(self.m, 1.0 / self.m), 0.0
             best_edge = np.inf if self.max_edge is not None else np.nan
@@ -191,13 +193,13 @@ class AverageMarginLoop(RoundLoop):
         history = dict(rounds.history)
         history["step"] = history["step"].copy()
         for t, lam in self._late_steps.items():  # steps a continuation took after a planned last row
-            history["step"][history["round"] == t] = lam
+            history["step"][history["round"] == t + 1] = lam  # iterate d^t is round t + 1
         history["step"][-1] = 0.0  # the stopping row: the step after it is not taken
         return FitResult(
             hypotheses=[],
             weights=None,
             status=status,
-            n_iter=rounds.n_rounds,
+            n_iter=rounds.n_iter,
             history=history,
             final={"d": state.d, "margins": state.g, "objective": state.value, "gap": state.gap,
                    "soft_margin": state.rho, "best_edge": state.best_edge},
@@ -227,7 +229,7 @@ def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step
                          max_time: float | None = None, callbacks=(), verbose: int = 0,
                          name: str = "average-margin boost", model=None) -> FitResult:
     """Frank-Wolfe on ``F`` over ``P(m, nu)`` (003 Algorithm 1; see the module docstring),
-    driven by :func:`~marginboost.core.rounds.run_rounds` from round 0.
+    driven by :func:`~marginboost.core.rounds.run_rounds` (round ``t + 1`` at iterate ``d^t``).
 
     ``oracle(d) -> (grad F(d), F(d))``; ``max_edge(d) -> max_h d @ u_h`` (optional, needed by
     ``stop='certified'``); ``max_iter`` bounds the rounds (oracle calls at iterates);
@@ -239,16 +241,22 @@ def average_margin_boost(oracle, m: int, nu: float, eps: float, eta: float, step
     ``margins`` (``g^T = U w^T``), ``objective`` (``F(d^T)``), ``gap`` (the FW gap
     ``(d^T - s^T) @ g^T >= F(d^T) - min F``), ``soft_margin`` (``rho(w^T)``) and ``best_edge``
     (``min_t max_h d^t @ u_h``, NaN unless a ``max_edge`` oracle was given); ``n_iter`` counts
-    the rows, oracle calls at iterates ``d^0..d^T`` (FW steps + 1).
+    the rounds, the iterations of Algorithm 1: oracle calls at iterates ``d^0..d^T`` (FW steps + 1).
     ``KeyboardInterrupt`` after the first row returns the last iterate with its row (status
     ``'interrupted'``, :mod:`marginboost.core.interrupts`).
     """
+    loop = average_margin_loop(oracle, m, nu, eps, eta, step, stop, max_edge, last_round=max_iter, model=model)
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose, name=name)
+
+
+def average_margin_loop(oracle, m: int, nu: float, eps: float, eta: float, step: str = "classic", stop: str = "gap",
+                        max_edge=None, *, last_round: int | None = None, model=None) -> AverageMarginLoop:
+    """The loop of :func:`average_margin_boost`, its rules checked, ready for
+    :func:`~marginboost.core.rounds.run_rounds`; ``last_round``: the ``max_iter`` it will run
+    to (no step is computed after that round's row)."""
     check_step_rule(step, STEPS, "step")
     if stop not in STOPS:
         raise ValueError(f"stop must be one of {STOPS}, got {stop!r}")
     if stop == "certified" and max_edge is None:
         raise ValueError("stop='certified' needs a max_edge oracle")
-    rounds = max(max_iter, 1)  # row 0 always: d^0 and its gap
-    loop = AverageMarginLoop(oracle, m, nu, eps, eta, step, stop, max_edge, last_round=rounds - 1, model=model)
-    return run_rounds(loop, max_rounds=rounds, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name=name)
+    return AverageMarginLoop(oracle, m, nu, eps, eta, step, stop, max_edge, last_round=last_round, model=model)

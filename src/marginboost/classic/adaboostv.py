@@ -152,7 +152,7 @@ class AdaBoostVLoop(RoundLoop):
             hypotheses=self.hypotheses[: state[0]],
             weights=np.asarray(coefs) / total,
             status=status,
-            n_iter=rounds.n_rounds,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             final={"margins": state[1] / total},
@@ -174,5 +174,5 @@ def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int, max_time: float 
     completed, :mod:`marginboost.core.interrupts`).
     """
     loop = AdaBoostVLoop(oracle, y, eps)
-    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
                       name=name or "AdaBoostV")

@@ -43,10 +43,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 
 __all__ = ["GRAPHSEP_COLUMNS", "GRAPHSEP_HISTORY_COLUMNS", "GraphSepLoop", "aggregate_scores", "binarise",
-           "code_tables", "graphsepboost"]
+           "code_tables", "graphsep_loop", "graphsepboost"]
 
 # One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter; the driver adds
 # 'round' (t) first and 'time' (seconds since the run started) last.
@@ -54,7 +54,7 @@ GRAPHSEP_COLUMNS = (
     "unseparated_pairs",  # |E_{t+1}|: pairs of opposite labels no hypothesis so far separates
     "edge",  # gamma_t = sum_i d_t(i) y_i b_t(x_i) (0 for t = 0)
 )
-GRAPHSEP_HISTORY_COLUMNS = ("round",) + GRAPHSEP_COLUMNS + ("time",)
+GRAPHSEP_HISTORY_COLUMNS = history_columns(GRAPHSEP_COLUMNS)
 
 
 def binarise(out) -> np.ndarray:
@@ -77,6 +77,7 @@ class GraphSepLoop(RoundLoop):
 
     columns = GRAPHSEP_COLUMNS
     progress = ("unseparated_pairs", "edge")
+    start_row = True
 
     def __init__(self, oracle, y: np.ndarray, pos: np.ndarray, neg: np.ndarray):
         self.oracle, self.y, self.pos, self.neg = oracle, y, pos, neg
@@ -134,7 +135,7 @@ class GraphSepLoop(RoundLoop):
             hypotheses=self.hypotheses[:t],
             weights=None,
             status=status,
-            n_iter=t,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             final={"codes": np.stack(self.codes[:t], axis=1)},
         )
@@ -153,6 +154,14 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
     'no_progress' (a round separated nothing), 'max_iter', 'max_time', 'callback' or
     'interrupted'. The history has a row for round 0 (the complete graph, edge 0).
     """
+    return run_rounds(graphsep_loop(oracle, y, max_pairs=max_pairs), max_iter=max_iter, max_time=max_time,
+                      callbacks=callbacks, verbose=verbose, name=name)
+
+
+def graphsep_loop(oracle, y, *, max_pairs=10_000_000) -> GraphSepLoop:
+    """The loop of :func:`graphsepboost` on labels ``y`` in {-1, +1}, ready for
+    :func:`~marginboost.core.rounds.run_rounds`; ``ValueError`` without both labels or with more
+    than ``max_pairs`` pairs of opposite labels (the graph's memory)."""
     y = np.asarray(y, dtype=np.float64)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     n_pairs = pos.shape[0] * neg.shape[0]
@@ -163,9 +172,7 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
             f"GraphSepBoost keeps a graph on the {pos.shape[0]} x {neg.shape[0]} = {n_pairs} pairs of "
             f"opposite labels (O(m^2) memory, one byte a pair), above max_pairs={max_pairs}; raise "
             "max_pairs if the memory is available, or subsample the data")
-    loop = GraphSepLoop(oracle, y, pos, neg)
-    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name=name)
+    return GraphSepLoop(oracle, y, pos, neg)
 
 
 def code_tables(codes: np.ndarray, y_pm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -117,7 +117,7 @@ class SmoothBoostLoop(RoundLoop):
             hypotheses=self.hypotheses[:t],
             weights=np.ones(t) / total,
             status=status,
-            n_iter=rounds.n_rounds,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             final={"margins": F / total},
@@ -138,5 +138,5 @@ def smoothboost(oracle, y: np.ndarray, kappa: float, gamma: float, max_iter: int
     :mod:`marginboost.core.interrupts`).
     """
     loop = SmoothBoostLoop(oracle, y, kappa, gamma)
-    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
                       name=name or "SmoothBoost")

@@ -3,7 +3,7 @@
 Every boosting loop of the package is a :class:`RoundLoop`: a ``step`` that computes one round
 from the state the round before returned, and a ``result`` that builds the fit from a state. :func:`run_rounds` owns everything else, once for all of them:
 
-* the round count (``max_rounds``) and the wall-clock limit (``max_time``, checked after every
+* the round count (``max_iter``) and the wall-clock limit (``max_time``, checked after every
   committed round, so a fit always ends on a model);
 * timing: the history's ``time`` column (seconds since the fit started, at the end of the round);
 * the history: one row per round, ``round`` first and ``time`` last, the loop's columns between;
@@ -20,6 +20,15 @@ round's hypothesis under the distribution it was asked with), ``best_edge`` (the
 far), ``step`` (the step size, or coefficient, of the round's update), ``objective``, ``loss``,
 ``gap`` (the duality or Frank-Wolfe gap), ``soft_margin``, ``min_margin`` (the smallest
 normalised training margin), ``*_time`` (seconds in one part of the round), ``n_*`` (counts).
+
+The iteration contract, the same for every loop: rounds are numbered ``1, 2, ...``, one
+boosting iteration each (a weak-learner call that updates the model; for the average-margin
+booster an oracle call at an iterate of its Frank-Wolfe algorithm); a loop with ``start_row =
+True`` first records its starting point as round 0 (the constant of GBM, FWBoost's iterate 0,
+GraphSepBoost's complete graph), which is no iteration. ``max_iter``
+bounds the round numbers, and the fit's ``n_iter`` is the number of its last round (0 if it has
+only its start): ``history['round']`` is ``[0,] 1, ..., n_iter`` and ``n_iter <= max_iter``; a
+fit stopped by ``max_iter`` has ``n_iter == max_iter``. A warm start continues the numbering.
 
 A step returns a :class:`RoundOutcome`. ``row=None`` stops without a row (the round made no
 model: a diverged update, no weak edge left); ``commit=False`` records a row that describes no
@@ -42,14 +51,14 @@ from marginboost.core.interrupts import keep_interrupted
 from marginboost.core.threads import single_blas_thread
 
 __all__ = ["FitResult", "RoundLoop", "RoundOutcome", "RoundRecord", "Status", "WeightsPath", "continue_rounds",
-           "run_rounds"]
+           "history_columns", "run_rounds"]
 
 
 class Status(str, Enum):
     """Why a fit stopped. A ``str``: ``status == 'converged'`` and JSON model files work as before."""
 
     CONVERGED = "converged"  # the loop's own stopping rule certified its target
-    MAX_ITER = "max_iter"  # max_rounds rounds
+    MAX_ITER = "max_iter"  # max_iter rounds
     MAX_TIME = "max_time"  # max_time seconds
     INTERRUPTED = "interrupted"  # Ctrl-C: the rounds completed
     CALLBACK = "callback"  # a callback asked to stop
@@ -91,11 +100,19 @@ class RoundRecord:
     ensemble: Callable[[], tuple[list, np.ndarray, float]] | None = None
 
 
+def history_columns(columns) -> tuple[str, ...]:
+    """The columns of a history of rows with the loop's ``columns``: the driver's ``round`` first
+    and ``time`` last."""
+    return ("round",) + tuple(columns) + ("time",)
+
+
 class RoundLoop:
     """A boosting loop, as :func:`run_rounds` drives it: every loop of the package subclasses it."""
 
     columns: tuple[str, ...] = ()  # the history columns of a row, without 'round' and 'time'
     progress: tuple[str, ...] = ()  # the columns a progress line shows (e.g. objective and gap)
+    # True: the first step (round 0) records the starting point, no iteration (module docstring)
+    start_row: bool = False
 
     def step(self, state, round: int) -> RoundOutcome:
         """Round ``round`` from the state the round before returned (None before the first)."""
@@ -113,11 +130,16 @@ class RoundLoop:
 
 @dataclass
 class Rounds:
-    """What the driver kept of a run: rounds committed, history (dict of arrays), weights path."""
+    """What the driver kept of a run: the history (dict of arrays) and the weights path."""
 
-    n_rounds: int
     history: dict
     weights_path: "WeightsPath"
+
+    @property
+    def n_iter(self) -> int:
+        """The number of the last round kept (module docstring): the fit's ``n_iter``."""
+        rounds = self.history["round"]
+        return int(rounds[-1]) if len(rounds) else 0
 
 
 @dataclass
@@ -186,10 +208,10 @@ class WeightsPath:
 
 class _Progress:
     """``verbose``: a line every ``every`` rounds (round, the loop's progress columns, elapsed), or,
-    on a terminal, one line redrawn in place with a bar over ``max_rounds``."""
+    on a terminal, one line redrawn in place with a bar over ``max_iter`` rounds."""
 
-    def __init__(self, every: int, columns, max_rounds: int, name: str, stream=None):
-        self.every, self.columns, self.max_rounds, self.name = every, columns, max_rounds, name
+    def __init__(self, every: int, columns, max_iter: int, name: str, stream=None):
+        self.every, self.columns, self.max_iter, self.name = every, columns, max_iter, name
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
 
@@ -199,7 +221,7 @@ class _Progress:
 
     def update(self, round_: int, row: dict) -> None:
         if self.tty:
-            done = min(round_ / self.max_rounds, 1.0) if self.max_rounds else 0.0
+            done = min(round_ / self.max_iter, 1.0) if self.max_iter else 0.0
             bar = "#" * int(20 * done) + "." * (20 - int(20 * done))
             self.stream.write(f"\r[{bar}] {self._text(round_, row)}\033[K")
             self.stream.flush()
@@ -217,27 +239,28 @@ class _Progress:
 
 
 @single_blas_thread
-def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = None, state=None,
-               first_round: int = 1, callbacks=(), verbose: int = 0, name: str | None = None,
-               history: dict | None = None, weights_path: WeightsPath | None = None) -> FitResult:
-    """Drive ``loop`` from ``state`` (None: a fresh fit) for at most ``max_rounds`` rounds, numbered
-    from ``first_round``, and return ``loop.result`` of the last state a step returned (after
-    Ctrl-C: of the last committed one).
+def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None, callbacks=(), verbose: int = 0,
+               name: str | None = None, state=None, history: dict | None = None,
+               weights_path: WeightsPath | None = None) -> FitResult:
+    """Drive ``loop`` up to round ``max_iter`` (the iteration contract of the module docstring)
+    and return ``loop.result`` of the last state a step returned (after Ctrl-C: of the last
+    committed one), with ``n_iter`` its last round.
 
     ``callbacks``: callables ``fn(record: RoundRecord)`` run after every committed round; one that
     returns True (or a :class:`Status`) stops the fit there (status ``'callback'``, or that one);
     any other value but None or False warns once and is ignored (:class:`_Callbacks`).
     ``verbose``: 0 silent; ``k >= 1`` a progress line every ``k`` rounds on stderr (a bar redrawn
-    in place on a terminal). ``history`` and ``weights_path``: those of an earlier run to
-    continue (warm start); the new rounds are appended.
+    in place on a terminal). ``state``, ``history`` and ``weights_path``: those of an earlier run
+    to continue (a warm start, :func:`continue_rounds`): its rounds are numbered on, the new ones
+    appended.
     """
-    if max_rounds < 0:
-        raise ValueError(f"max_rounds must be >= 0, got {max_rounds!r}")
-    columns = ("round",) + tuple(loop.columns) + ("time",)
+    if max_iter < 0:
+        raise ValueError(f"max_iter must be >= 0, got {max_iter!r}")
+    columns = history_columns(loop.columns)
     rows: dict[str, list] = {c: list(history[c]) if history is not None else [] for c in columns}
+    first_round = int(rows["round"][-1]) + 1 if rows["round"] else 0 if loop.start_row else 1
     path = weights_path if weights_path is not None else WeightsPath()
-    progress = _Progress(verbose, loop.progress, first_round + max_rounds - 1,
-                         name or type(loop).__name__) if verbose else None
+    progress = _Progress(verbose, loop.progress, max_iter, name or type(loop).__name__) if verbose else None
     n_rows = len(rows["round"])
     run_callbacks = _Callbacks(callbacks)
     # (rows, state, path entry, path length once it is logged) of the last committed round
@@ -248,7 +271,7 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     current = state  # the state the last step returned, committed or not: the next step starts there
     start = time.perf_counter()
     try:
-        for round_ in range(first_round, first_round + max_rounds):
+        for round_ in range(first_round, max_iter + 1):
             out = loop.step(current, round_)
             if out.row is None:  # the round made no model: stop on the last one
                 status = out.stop if out.stop is not None else Status.CONVERGED
@@ -275,7 +298,7 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
             if asked is not None:
                 status = asked
                 break
-            if max_time is not None and row["time"] >= max_time and round_ < first_round + max_rounds - 1:
+            if max_time is not None and row["time"] >= max_time and round_ < max_iter:
                 status = Status.MAX_TIME
                 break
     except KeyboardInterrupt:
@@ -291,20 +314,18 @@ def run_rounds(loop: RoundLoop, *, max_rounds: int, max_time: float | None = Non
     if progress is not None:
         progress.close(round_, last_row, status)
     history = {c: np.asarray(v) for c, v in rows.items()}
-    result = loop.result(current, status, Rounds(len(rows["round"]), history, path))
+    result = loop.result(current, status, Rounds(history, path))
     result.loop, result.state = loop, current
     return result
 
 
-def continue_rounds(result: FitResult, *, max_rounds: int, **options) -> FitResult:
-    """Run ``max_rounds`` more rounds of the loop that produced ``result`` (a warm start): the
+def continue_rounds(result: FitResult, *, max_iter: int, **options) -> FitResult:
+    """Run the loop that produced ``result`` on, up to round ``max_iter`` (a warm start): the
     rounds are numbered on, the history and weights path extended. ``options`` as for
     :func:`run_rounds`."""
     if result.loop is None or result.state is None:
         raise ValueError("this fit kept no loop state to continue from")
-    first = int(result.history["round"][-1]) + 1
-    return run_rounds(result.loop, max_rounds=max_rounds, state=result.state, first_round=first,
-                      history=result.history,
+    return run_rounds(result.loop, max_iter=max_iter, state=result.state, history=result.history,
                       weights_path=result.weights_path.copy() if result.weights_path is not None else None,
                       **options)
 

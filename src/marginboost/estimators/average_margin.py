@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from marginboost.average_margin.frank_wolfe import STEPS, STOPS, average_margin_boost, stump_eta
+from marginboost.average_margin.frank_wolfe import STEPS, STOPS, average_margin_loop, stump_eta
 from marginboost.average_margin.nzdd import MAX_ETA, MIN_ETA
 from marginboost.average_margin.nzdd_stumps import StumpNZDD, build_stump_nzdd, data_fingerprint
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning
@@ -62,7 +62,7 @@ class _StoredVote:
     """The classifier the estimator stores for a distribution ``d`` over the examples: the stumps
     of ``w_h = Pr[h | d] > min_weight`` (the heaviest alone if none is), renormalised to sum one.
 
-    ``_start_loop`` builds one for the training part ``(X, y)`` and hands it to the loop as its
+    ``_make_loop`` builds one for the training part ``(X, y)`` and hands it to the loop as its
     ``model``: ``fit`` derives the stored model from the final ``d^T`` with :meth:`stored`, and a
     callback's ``record.ensemble()`` (early stopping among them) calls it at round ``t``'s ``d^t``:
     the model the estimator stores had it stopped there.
@@ -159,9 +159,10 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
     full_margin_ : soft margin of the full output ``w`` (the last round's ``history_['soft_margin']``).
     objective_, gap_ : ``F(d^T)`` and the final FW gap.
     distribution_ : ``d^T``.
-    n_iter_, status_ : rounds (oracle calls at iterates, FW steps + 1); 'converged', 'max_iter', 'max_time',
-        'interrupted', 'callback' or 'early_stopping'.
-    history_ : dict of arrays, one entry per round (see ``average_margin.HISTORY_COLUMNS``).
+    n_iter_, status_ : rounds, the iterations of 003 Algorithm 1 (oracle calls at iterates, FW
+        steps + 1); 'converged', 'max_iter', 'max_time', 'interrupted', 'callback' or 'early_stopping'.
+    history_ : dict of arrays, one row per iterate ``d^0, ..., d^T`` (rounds 1 to ``n_iter_``; see
+        ``average_margin.HISTORY_COLUMNS``).
     best_iteration_, validation_scores_ : with ``early_stopping`` (:mod:`marginboost.estimators.base`).
 
     With ``early_stopping`` and no ``eval_set`` the fit trains on the other part of ``X``: the
@@ -238,7 +239,7 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         self.distribution_ = result.d
         return self
 
-    def _start_loop(self, X, y_pm, weights, options):
+    def _make_loop(self, X, y_pm, weights):
         m = X.shape[0]
         self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
         start = time.perf_counter()
@@ -268,9 +269,9 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         eta = self.eta_
         # The best edge costs about one stump call a round: computed only where it decides the stop.
         max_edge = nzdd.max_edge if self.stop == "certified" else None
-        return average_margin_boost(_AverageMarginOracle(nzdd, eta), m, self.nu_, self.eps, eta, self.step,
-                                    self.stop, max_edge, self.max_iter,
-                                    model=_StoredVote(nzdd, eta, self.min_weight, X, y_pm), **options)
+        return average_margin_loop(_AverageMarginOracle(nzdd, eta), m, self.nu_, self.eps, eta, self.step, self.stop,
+                                   max_edge, last_round=self.max_iter,
+                                   model=_StoredVote(nzdd, eta, self.min_weight, X, y_pm))
 
     def _unfinished_detail(self, result) -> str:
         return f" (gap {result.gap:.3g} > eps/2)"

@@ -6,9 +6,10 @@ adds the scikit-learn front end. :class:`BoostingEstimator` gives all of them, o
 * the shared parameters and their constraints: ``max_iter`` (the iteration cap), ``max_time``,
   ``verbose``, ``callbacks``, ``early_stopping`` / ``validation_fraction`` /
   ``n_iter_no_change``, ``warm_start`` (:data:`COMMON_PARAMETER_CONSTRAINTS`);
-* the fit template (:meth:`BoostingEstimator._fit_rounds`): validated data in, the loop's
-  :class:`~marginboost.core.rounds.FitResult` out, with the validation split, the callbacks,
-  the progress output and a warm start arranged around the estimator's own ``_start_loop``;
+* the fit template (:meth:`BoostingEstimator._fit_rounds`): validated data in, the estimator's
+  loop built (its ``_make_loop``) and run once by :func:`~marginboost.core.rounds.run_rounds`
+  up to ``max_iter``, the :class:`~marginboost.core.rounds.FitResult` out, with the validation
+  split, the callbacks, the progress output and a warm start arranged around it;
 * one warning policy for a fit that stopped before its stopping rule held
   (:meth:`BoostingEstimator._warn_unfinished`);
 * the weighted vote ``f(x) = offset + sum_j w_j h_j(x)`` (:func:`weighted_vote`), its stages
@@ -49,7 +50,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_array
 
 from marginboost.core.interrupts import warn_interrupted
-from marginboost.core.rounds import Status, continue_rounds
+from marginboost.core.rounds import RoundLoop, Status, continue_rounds, run_rounds
 from marginboost.estimators.compat import Interval
 from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
@@ -218,10 +219,13 @@ def _fingerprint(*arrays) -> str:
 
 
 class BoostingEstimator:
-    """The shared front end (module docstring). A subclass implements ``_start_loop(X, y,
-    weights, options) -> FitResult``: prepare its weak learner on ``(X, y)`` and run its loop
-    with ``**options`` (``max_time``, ``callbacks``, ``verbose``) passed on to ``run_rounds``;
-    ``_rounds_cap()``: its iteration cap; ``_validation_score``: the score early stopping uses.
+    """The shared front end (module docstring). A subclass implements ``_make_loop(X, y,
+    weights) -> RoundLoop``: prepare its weak learner on ``(X, y)`` and build its loop, which
+    :meth:`_fit_rounds` runs up to round ``max_iter`` (the iteration contract of
+    :mod:`marginboost.core.rounds`: ``n_iter_`` is the number of the last round, each round one
+    boosting iteration, and ``history_['round']`` is ``[0,] 1, ..., n_iter_``, with a row 0
+    where the loop records its starting point); ``_validation_score``: the score early stopping
+    uses.
     """
 
     _is_classifier_score = True
@@ -265,8 +269,10 @@ class BoostingEstimator:
         last state under the current parameters (None: unchanged by them)."""
         return result, None
 
-    def _rounds_cap(self) -> int:
-        return self.max_iter
+    def _make_loop(self, X, y, weights) -> RoundLoop:
+        """The estimator's loop on the training rows ``(X, y)`` (``y`` in the loop's coding) with
+        example weights ``weights`` (mean 1, or None), ready for ``run_rounds``."""
+        raise NotImplementedError
 
     def _validation_score(self):
         return _accuracy if self._is_classifier_score else _neg_mse
@@ -328,24 +334,25 @@ class BoostingEstimator:
         if previous is not None and previous[1] == fingerprint:
             result, _, fitted = previous
             changed = self._warm_start_changes(fitted)
-            if result.n_iter > self._rounds_cap():
-                raise ValueError(f"max_iter={self._rounds_cap()} must be at least the {result.n_iter} rounds "
+            if result.n_iter > self.max_iter:
+                raise ValueError(f"max_iter={self.max_iter} must be at least the {result.n_iter} rounds "
                                  "already fitted when warm_start=True")
             holds = None
             if changed:
                 result, holds = self._warm_start_apply(result, changed)
-            left = self._rounds_cap() - result.n_iter
+            left = self.max_iter - result.n_iter
             if holds and result.status in _CONTINUABLE:
                 # the stopping rule holds at the last model under the current parameters: a fit
                 # with them from the start would have stopped there (or before)
                 result = dataclasses.replace(result, status=Status.CONVERGED)
             elif left > 0 and (result.status in _CONTINUABLE or (result.status == Status.CONVERGED and holds is False)):
-                result = continue_rounds(result, max_rounds=left, **options)  # (a converged fit: tolerance tightened)
+                # (a converged fit goes on where its tolerance was tightened)
+                result = continue_rounds(result, max_iter=self.max_iter, **options)
         else:
             if previous is not None:
                 raise ValueError("warm_start=True continues the last fit on the same data; this X, y or "
                                  "sample_weight differs (fit a new estimator, or set warm_start=False)")
-            result = self._start_loop(X, y, weights, options)
+            result = run_rounds(self._make_loop(X, y, weights), max_iter=self.max_iter, **options)
         # The loop and its state (the presorted data) are kept only for a warm start, with the
         # model parameters it ran with (a continuation checks them).
         self._fit_result = (result, fingerprint, self._model_parameters()) if self.warm_start else None

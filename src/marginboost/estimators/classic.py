@@ -37,8 +37,8 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from marginboost.classic.adaboostv import adaboostv
-from marginboost.classic.smoothboost import smoothboost
+from marginboost.classic.adaboostv import AdaBoostVLoop
+from marginboost.classic.smoothboost import SmoothBoostLoop
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
@@ -46,7 +46,7 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest
 from marginboost.estimators.soft_margin import resolve_nu
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
-from marginboost.totally_corrective.softboost import softboost
+from marginboost.totally_corrective.softboost import SoftBoostLoop
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
@@ -73,7 +73,7 @@ class _NormalisedPath:
 
 class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin, BinaryClassifierMixin,
                               ClassifierMixin, BaseEstimator):
-    """Shared front end: validation, the run, prediction. Subclasses give ``_run(oracle, y, options)``.
+    """Shared front end: validation, the run, prediction. Subclasses give ``_loop(oracle, y)``.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the
     hypotheses of nonzero weight, ``weights_``, ``margin_``, ``n_iter_``, ``status_`` (and
@@ -93,7 +93,8 @@ class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMix
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
 
-    def _run(self, oracle, y_pm, options):
+    def _loop(self, oracle, y_pm):
+        """The family's loop with the prepared weak learner ``oracle`` on labels ``y_pm``."""
         raise NotImplementedError
 
     @one_vs_rest
@@ -116,9 +117,9 @@ class _ClassicBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMix
         """The weights after every round, for the staged methods (the loop's log of them)."""
         return result.weights_path
 
-    def _start_loop(self, X, y_pm, weights, options):
+    def _make_loop(self, X, y_pm, weights):
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        return self._run(oracle, y_pm, options)
+        return self._loop(oracle, y_pm)
 
     def _margin(self, result) -> float:
         """The smallest training margin of the fit (its loop's own)."""
@@ -186,8 +187,8 @@ class TotalBoostClassifier(_ClassicBoostClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm, options):
-        return softboost(oracle, y_pm, 1.0, float(self.eps), self.max_iter, **options)
+    def _loop(self, oracle, y_pm):
+        return SoftBoostLoop(oracle, y_pm, 1.0, float(self.eps))
 
     def _margin(self, result):
         return result.soft_margin  # at nu = 1: the smallest margin
@@ -246,9 +247,9 @@ class SoftBoostClassifier(_ClassicBoostClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm, options):
+    def _loop(self, oracle, y_pm):
         self.nu_ = resolve_nu(self.nu, y_pm.shape[0], self._training_rows(y_pm.shape[0]))
-        return softboost(oracle, y_pm, self.nu_, float(self.eps), self.max_iter, **options)
+        return SoftBoostLoop(oracle, y_pm, self.nu_, float(self.eps))
 
     def _margin(self, result):
         return result.soft_margin  # at nu_
@@ -316,8 +317,8 @@ class AdaBoostVClassifier(_ClassicBoostClassifier):
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
 
-    def _run(self, oracle, y_pm, options):
-        return adaboostv(oracle, y_pm, float(self.eps), self.max_iter, **options)
+    def _loop(self, oracle, y_pm):
+        return AdaBoostVLoop(oracle, y_pm, float(self.eps))
 
     def _weights_path(self, result):
         # the round coefficients alpha_t are the history's steps (the sign of the 'perfect' one)
@@ -388,8 +389,8 @@ class SmoothBoostClassifier(_ClassicBoostClassifier):
     # kappa is its stopping rule alone (|M|/m < kappa): a warm start stops by the new one
     _warm_start_applies = ("kappa",)
 
-    def _run(self, oracle, y_pm, options):
-        return smoothboost(oracle, y_pm, float(self.kappa), float(self.gamma), self.max_iter, **options)
+    def _loop(self, oracle, y_pm):
+        return SmoothBoostLoop(oracle, y_pm, float(self.kappa), float(self.gamma))
 
     def _weights_path(self, result):
         return _NormalisedPath(np.ones(result.n_iter))  # w_t = (1/t) 1

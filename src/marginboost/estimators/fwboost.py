@@ -73,7 +73,7 @@ from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
-from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost, regression_oracle
+from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost_loop, regression_oracle
 from marginboost.functional.losses import LOSSES, check_targets, resolve_loss
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
@@ -111,8 +111,8 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         result.loop.tol = float(self.tol)
         return result, result.gap <= result.loop.tol  # the gap of the last iterate, as the loop tests it
 
-    def _start_loop(self, X, y, s, options):
-        """Prepare the oracle on ``(X, y)`` (weights ``s``, mean 1, or None) and run FWBoost."""
+    def _make_loop(self, X, y, s):
+        """FWBoost's loop with its oracle prepared on ``(X, y)`` (weights ``s``, mean 1, or None)."""
         loss = resolve_loss(self.loss)
         check_targets(loss, y)
         m = X.shape[0]
@@ -122,8 +122,8 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         else:
             lmo = regression_oracle(resolve_regression_learner(self.weak_learner, self.max_depth), X, p)
         offset = best_constant(loss, y, s) if self._initial() == "constant" else 0.0
-        return fwboost(lmo, loss, y, self.beta, sample_weight=s, offset=offset, step=self.step,
-                       away_steps=self.away_steps, max_iter=self.max_iter, tol=self.tol, **options)
+        return fwboost_loop(lmo, loss, y, self.beta, sample_weight=s, offset=offset, step=self.step,
+                            away_steps=self.away_steps, tol=self.tol)
 
     def _initial(self) -> str:
         """``F_0``: 'constant' (the loss-minimising constant) or 'zero'."""

@@ -83,7 +83,7 @@ from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
-from marginboost.functional.gbm import LEAF_UPDATES, gbm
+from marginboost.functional.gbm import LEAF_UPDATES, gbm_loop
 from marginboost.functional.losses import LOSSES, resolve_loss
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real
@@ -121,15 +121,14 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
             result = dataclasses.replace(result, status=Status.MAX_ITER)
         return result, None
 
-    def _start_loop(self, X, y, s, options):
-        """Run GBM on ``(X, y)`` (weights ``s``, mean 1, or None)."""
+    def _make_loop(self, X, y, s):
+        """GBM's loop on ``(X, y)`` (weights ``s``, mean 1, or None)."""
         seed = self.random_state
         if isinstance(seed, np.random.RandomState):  # sklearn's convention -> a Generator seed
             seed = seed.randint(np.iinfo(np.int32).max)
-        return gbm(resolve_regression_learner(self.weak_learner, self.max_depth), X, resolve_loss(self.loss), y,
-                   sample_weight=s, learning_rate=self.learning_rate, max_iter=self.max_iter,
-                   subsample=self.subsample, leaf_update=self.leaf_update, rng=np.random.default_rng(seed),
-                   **options)
+        return gbm_loop(resolve_regression_learner(self.weak_learner, self.max_depth), X, resolve_loss(self.loss), y,
+                        sample_weight=s, learning_rate=self.learning_rate, subsample=self.subsample,
+                        leaf_update=self.leaf_update, rng=np.random.default_rng(seed))
 
     def _boost(self, X, y, s, eval_set):
         """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
@@ -138,9 +137,10 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         self.train_loss_ = result.loss
         self._store_rounds(result)
         if result.status == Status.DIVERGED:
-            warnings.warn(f"{type(self).__name__} diverged: round {self.n_iter_ + 1} would have made the training loss "
-                          f"{result.divergence}; the fit keeps the {self.n_iter_} rounds before it. The step is too large for "
-                          f"the loss: lower learning_rate={self.learning_rate!r}, or take leaf_update='newton'",
+            warnings.warn(f"{type(self).__name__} diverged: round {self.n_iter_ + 1} would have made the training "
+                          f"loss {result.divergence}; the fit keeps the {self.n_iter_} rounds before it. The step is "
+                          f"too large for the loss: lower learning_rate={self.learning_rate!r}, or take "
+                          "leaf_update='newton'",
                           ConvergenceWarning, stacklevel=3)
         return self
 

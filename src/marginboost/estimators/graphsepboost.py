@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from marginboost.classic.graphsepboost import aggregate_scores, binarise, code_tables, graphsepboost
+from marginboost.classic.graphsepboost import aggregate_scores, binarise, code_tables, graphsep_loop
 from marginboost.core.rounds import Status
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin
@@ -126,9 +126,9 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
                              "max_pairs if the memory is available, or subsample the data")
         return result, None
 
-    def _start_loop(self, X, y_pm, weights, options):
+    def _make_loop(self, X, y_pm, weights):
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        return graphsepboost(oracle, y_pm, max_iter=self.max_iter, max_pairs=self.max_pairs, **options)
+        return graphsep_loop(oracle, y_pm, max_pairs=self.max_pairs)
 
     @staticmethod
     def _unseparated(result) -> int:

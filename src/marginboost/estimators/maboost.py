@@ -44,8 +44,8 @@ from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
 from marginboost.mirror.bregman import REGULARIZERS
-from marginboost.mirror.maboost import (MADABOOST_STEPS, MAX_LEARNING_RATE, UPDATES, VARIANTS, adaboost, maboost,
-                                        madaboost, mirror_ascent_boost)
+from marginboost.mirror.maboost import (MADABOOST_STEPS, MAX_LEARNING_RATE, UPDATES, VARIANTS, MirrorAscentLoop,
+                                        adaboost, maboost, madaboost)
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
 
@@ -128,7 +128,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         eval_set = self._binary_eval_set(eval_set)
         self._check_secondary(mask, eval_set)
-        self._secondary_mask = mask  # read by _start_loop; kept to check a warm start's data
+        self._secondary_mask = mask  # read by _make_loop; kept to check a warm start's data
         result = self._fit_rounds(X, y_pm, weights, eval_set)
         self._store_rounds(result)
         self.coef_ = result.weights
@@ -173,10 +173,10 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
             raise ValueError("early_stopping with a secondary set (secondary_mask or X_secondary) needs an "
                              "eval_set: validation_fraction would split the secondary set")
 
-    def _start_loop(self, X, y_pm, weights, options):
+    def _make_loop(self, X, y_pm, weights):
         parts = self._parts(X.shape[0], self._secondary_mask, weights)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        return mirror_ascent_boost(oracle, y_pm, parts, self.max_iter, **options)
+        return MirrorAscentLoop(oracle, y_pm, parts)
 
     def _stack_secondary(self, X, y, mask, X_secondary, y_secondary):
         """Append the secondary data set to ``(X, y)``; the mask marks its rows."""

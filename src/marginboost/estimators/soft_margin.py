@@ -203,13 +203,12 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
             stacklevel=3,
         )
 
-    def _start_loop(self, X, y_pm, weights, options):
+    def _make_loop(self, X, y_pm, weights):
         m = X.shape[0]
         self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
         self.eta_ = entropy_eta(m, self.nu_, self.eps)
         oracle = resolve_weak_learner(self.weak_learner, self.max_depth).prepare(X, y_pm)
-        return algorithms.run(self._assembly(), oracle, y_pm, self.nu_, self.eps, self.max_iter, weights=weights,
-                              **options)
+        return algorithms.soft_margin_loop(self._assembly(), oracle, y_pm, self.nu_, self.eps, weights)
 
 
 class LPBoostClassifier(_SoftMarginBoostClassifier):

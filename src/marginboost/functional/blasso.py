@@ -50,7 +50,7 @@ from typing import NamedTuple
 import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.functional.losses import PointwiseLoss, check_targets
 
 __all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoLoop", "blasso", "staged_blasso"]
@@ -66,7 +66,7 @@ BLASSO_LOOP_COLUMNS = (
     "direction",  # the step that produced beta_t: see DIRECTIONS
     "n_active",  # coefficients != 0
 )
-BLASSO_HISTORY_COLUMNS = ("round",) + BLASSO_LOOP_COLUMNS + ("time",)
+BLASSO_HISTORY_COLUMNS = history_columns(BLASSO_LOOP_COLUMNS)
 
 
 def staged_blasso(result: FitResult, X: np.ndarray):
@@ -112,6 +112,7 @@ class BLassoLoop(RoundLoop):
 
     columns = BLASSO_LOOP_COLUMNS
     progress = ("loss", "lam")
+    start_row = True
 
     def __init__(self, lmo, loss, y, eps, sample_weight, offset, xi):
         self.lmo, self.loss, self.y, self.s = lmo, loss, y, sample_weight
@@ -202,7 +203,7 @@ class BLassoLoop(RoundLoop):
             hypotheses=self.hypotheses[:n],
             weights=weights,
             status=status,
-            n_iter=state.t,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             offset=float(self.offset),
@@ -237,7 +238,7 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, max_ite
         raise ValueError(f"xi must be >= 0 (the tolerance), got xi={xi!r}")
     check_targets(loss, y)
     loop = BLassoLoop(lmo, loss, y, eps, sample_weight, offset, xi)
-    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks,
                       verbose=verbose, name=name)
 
 

@@ -61,7 +61,7 @@ from scipy.special import logsumexp
 
 from marginboost.core.line_search import exact_line_search
 from marginboost.core.bit_matrix import GrowingMarginMatrix
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.core.step_sizes import STEP_RULES, check_step_rule, step_size
 from marginboost.functional.losses import ExponentialLoss, check_targets
 from marginboost.weak_learners import DecisionStump, EdgeTree
@@ -77,6 +77,7 @@ __all__ = [
     "best_constant",
     "classifier_oracle",
     "fwboost",
+    "fwboost_loop",
     "regression_oracle",
 ]
 
@@ -92,7 +93,7 @@ FW_LOOP_COLUMNS = (
     "n_active",  # atoms of positive weight (the zero atom not counted)
     "l1_norm",  # beta * sum(alpha) = sum_j |w_j| ||h_j||_inf  <= beta
 )
-FW_HISTORY_COLUMNS = ("round",) + FW_LOOP_COLUMNS + ("time",)
+FW_HISTORY_COLUMNS = history_columns(FW_LOOP_COLUMNS)
 
 
 def classifier_oracle(learner, X: np.ndarray) -> "_ClassifierOracle":
@@ -255,6 +256,7 @@ class FWBoostLoop(RoundLoop):
 
     columns = FW_LOOP_COLUMNS
     progress = ("loss", "gap")
+    start_row = True
 
     def __init__(self, lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth):
         self.lmo, self.loss, self.y, self.beta, self.s = lmo, loss, y, beta, sample_weight
@@ -358,7 +360,7 @@ class FWBoostLoop(RoundLoop):
             hypotheses=self.hypotheses[:n],
             weights=weights,
             status=status,
-            n_iter=state.t,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             offset=float(self.offset),
@@ -389,6 +391,15 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
     ``scales`` (``h_j(X) * scales[j]`` is the atom ``a_j`` in ``[-1, 1]^m``), ``beta``, ``F``
     (``offset + beta sum_j alpha_j a_j`` on the sample), ``loss`` and ``gap``.
     """
+    loop = fwboost_loop(lmo, loss, y, beta, sample_weight=sample_weight, offset=offset, step=step,
+                        away_steps=away_steps, tol=tol)
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose, name=name)
+
+
+def fwboost_loop(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_search", away_steps=False,
+                 tol=0.0) -> FWBoostLoop:
+    """The loop of :func:`fwboost`, checked (``beta > 0``, targets the loss accepts, a loss finite
+    on the l1 ball, a step the loss allows) and ready for :func:`~marginboost.core.rounds.run_rounds`."""
     y = np.asarray(y, dtype=np.float64)
     if not beta > 0:
         raise ValueError(f"beta must be > 0 (the l1 radius), got beta={beta!r}")
@@ -396,9 +407,7 @@ def fwboost(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="line_se
     _check_finite_loss(loss, y, sample_weight, offset, beta)
     smooth = loss.smoothness(y, offset - beta, offset + beta, sample_weight)
     _check_step(loss, step, smooth)
-    loop = FWBoostLoop(lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth)
-    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name=name)
+    return FWBoostLoop(lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth)
 
 
 class _SoftmaxDescent:
@@ -432,6 +441,7 @@ class AdaBoostFWLoop(RoundLoop):
 
     columns = FW_LOOP_COLUMNS
     progress = ("loss", "gap")
+    start_row = True
 
     def __init__(self, oracle, y, beta, step, tol, keep_distributions):
         self.oracle, self.y, self.beta, self.step_rule, self.tol = oracle, y, beta, step, tol
@@ -497,7 +507,7 @@ class AdaBoostFWLoop(RoundLoop):
             hypotheses=self.hypotheses[:n],
             weights=state.coef,
             status=status,
-            n_iter=state.t,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             final={"alpha": state.coef / self.beta, "scales": np.ones(n), "beta": float(self.beta),
@@ -543,5 +553,5 @@ def adaboost_fw(oracle, y, beta, *, step="line_search", max_iter=100, tol=0.0,
     y = np.asarray(y, dtype=np.float64)
     check_targets(ExponentialLoss(), y)
     loop = AdaBoostFWLoop(oracle, y, beta, step, tol, keep_distributions)
-    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks,
                       verbose=verbose, name=name)

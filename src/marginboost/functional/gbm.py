@@ -48,12 +48,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Rounds, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Rounds, Status, history_columns, run_rounds
 from marginboost.functional.fwboost import best_constant
 from marginboost.functional.losses import AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss, check_targets
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
 
-__all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "initial_constant", "leaf_ids"]
+__all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "gbm_loop", "initial_constant", "leaf_ids"]
 
 LEAF_UPDATES = ("mean", "newton")
 # One row per iterate F_t, t = 0 (the constant alone), 1, ..., max_iter. The driver adds
@@ -61,7 +61,7 @@ LEAF_UPDATES = ("mean", "newton")
 GBM_LOOP_COLUMNS = (
     "loss",  # L(F_t) on the whole training sample (in-bag and out-of-bag)
 )
-GBM_HISTORY_COLUMNS = ("round",) + GBM_LOOP_COLUMNS + ("time",)
+GBM_HISTORY_COLUMNS = history_columns(GBM_LOOP_COLUMNS)
 # sklearn's _safe_divide: a leaf whose curvature sum is below this gets the value 0.
 _TINY_CURVATURE = 1e-150
 
@@ -150,6 +150,7 @@ class GBMLoop(RoundLoop):
 
     columns = GBM_LOOP_COLUMNS
     progress = ("loss",)
+    start_row = True
 
     def __init__(self, learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng):
         self.learner, self.X, self.loss, self.y, self.s = learner, X, loss, y, s
@@ -236,7 +237,7 @@ class GBMLoop(RoundLoop):
             raise ValueError(f"learning_rate={learning_rate!r} makes the trees fitted so far overflow the training "
                              "loss: lower it, or set warm_start=False to fit anew")
         state = state._replace(Z=Z, F=F, loss=value)
-        rounds = Rounds(len(result.history["round"]), result.history, result.weights_path)
+        rounds = Rounds(result.history, result.weights_path)
         out = self.result(state, result.status, rounds)
         out.loop, out.state = self, state
         return out
@@ -246,7 +247,7 @@ class GBMLoop(RoundLoop):
             hypotheses=self.hypotheses[: state.t],
             weights=np.full(state.t, float(self.learning_rate)),
             status=status,
-            n_iter=state.t,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             offset=self.init,
@@ -255,32 +256,13 @@ class GBMLoop(RoundLoop):
         )
 
 
-def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, max_iter=100,
-        subsample=1.0, leaf_update="mean", rng=None, max_time=None, callbacks=(), verbose=0,
-        name="GBM") -> FitResult:
-    """Run GBM (module docstring) with a :class:`~.weak_learners.regression.RegressionLearner`.
+def gbm_loop(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, subsample=1.0, leaf_update="mean",
+             rng=None) -> GBMLoop:
+    """The loop of :func:`gbm` on ``(X, y)``, checked and ready for
+    :func:`~marginboost.core.rounds.run_rounds` (the estimators run it with their ``max_iter``).
 
-    ``rng`` (a ``numpy.random.Generator``) draws the in-bag samples when ``subsample < 1``.
-    The loop (:class:`GBMLoop`) is driven by :func:`~marginboost.core.rounds.run_rounds`:
-    status ``'max_iter'`` after ``max_iter`` rounds, ``'max_time'`` once ``max_time``
-    seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
-    :mod:`marginboost.core.interrupts`). ``'diverged'``: a round would have made ``F`` or the training loss
-    overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``), or
-    raised the training loss above both the round before's and twice the initial constant's
-    ``L(F_0)`` (a learning rate too large: the loss grows round after round, as ``(1 - lr)^2``
-    per round for the squared loss with ``lr > 2``, where a descent step of a sane rate never
-    leaves the constant's loss that far behind); that round is dropped and the fit stops with
-    the rounds before it (``final['divergence']`` says which). ``callbacks``,
-    ``verbose``, ``name`` as for :func:`~marginboost.core.rounds.run_rounds`.
-
-    Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_t weights[t]
-    hypotheses[t](x)`` with ``offset`` the initial constant and ``weights`` ``learning_rate``
-    for every tree; ``final`` holds ``init`` (the constant), ``learning_rate``, ``F`` (on the
-    training sample) and ``loss``.
-
-    ``ValueError`` if the loss is not finite at the initial constant (``y`` too large for the
-    loss) or a classification loss meets targets of one sign only (its minimiser is infinite).
-    """
+    ``ValueError`` if a classification loss meets targets of one sign only (its minimiser is
+    infinite) or a parameter is out of range."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     check_targets(loss, y)
@@ -300,6 +282,35 @@ def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, max_iter=
         raise ValueError(f"loss={loss_name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
                          "loss then decreases without bound and its initial constant is infinite)")
     rng = np.random.default_rng() if rng is None else rng
-    loop = GBMLoop(learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng)
-    return run_rounds(loop, max_rounds=max_iter + 1, max_time=max_time, first_round=0, callbacks=callbacks,
-                      verbose=verbose, name=name)
+    return GBMLoop(learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng)
+
+
+def gbm(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, max_iter=100,
+        subsample=1.0, leaf_update="mean", rng=None, max_time=None, callbacks=(), verbose=0,
+        name="GBM") -> FitResult:
+    """Run GBM (module docstring) with a :class:`~.weak_learners.regression.RegressionLearner`:
+    :func:`gbm_loop` driven by :func:`~marginboost.core.rounds.run_rounds` up to ``max_iter`` trees.
+
+    ``rng`` (a ``numpy.random.Generator``) draws the in-bag samples when ``subsample < 1``.
+    Status ``'max_iter'`` after ``max_iter`` rounds, ``'max_time'`` once ``max_time``
+    seconds have passed; ``KeyboardInterrupt`` returns the rounds completed (``'interrupted'``,
+    :mod:`marginboost.core.interrupts`). ``'diverged'``: a round would have made ``F`` or the training loss
+    overflow (a step too large for the loss, e.g. the exponential loss beyond ``|F| = 709``), or
+    raised the training loss above both the round before's and twice the initial constant's
+    ``L(F_0)`` (a learning rate too large: the loss grows round after round, as ``(1 - lr)^2``
+    per round for the squared loss with ``lr > 2``, where a descent step of a sane rate never
+    leaves the constant's loss that far behind); that round is dropped and the fit stops with
+    the rounds before it (``final['divergence']`` says which). ``callbacks``, ``verbose``,
+    ``name`` as for :func:`~marginboost.core.rounds.run_rounds`.
+
+    Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_t weights[t]
+    hypotheses[t](x)`` with ``offset`` the initial constant and ``weights`` ``learning_rate``
+    for every tree; ``final`` holds ``init`` (the constant), ``learning_rate``, ``F`` (on the
+    training sample) and ``loss``.
+
+    ``ValueError`` as :func:`gbm_loop`, and if the loss is not finite at the initial constant
+    (``y`` too large for the loss).
+    """
+    loop = gbm_loop(learner, X, loss, y, sample_weight=sample_weight, learning_rate=learning_rate,
+                    subsample=subsample, leaf_update=leaf_update, rng=rng)
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose, name=name)

@@ -51,7 +51,7 @@ from typing import Callable
 
 import numpy as np
 
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.mirror import bregman
 from marginboost.mirror.bregman import REGULARIZERS, mirror_map
 
@@ -90,7 +90,7 @@ LOOP_COLUMNS = (
     "max_weight",  # max_i w_t,i
     "n_zero",  # number of examples with w_t,i = 0
 )
-HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
+HISTORY_COLUMNS = history_columns(LOOP_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -255,7 +255,7 @@ class MirrorAscentLoop(RoundLoop):
             hypotheses=self.hypotheses[:n],
             weights=np.asarray(self.coefs[:n], dtype=np.float64),
             status=status,
-            n_iter=n,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             final={
                 "distribution": x / mass if self.parts.normalize and mass > 0 else x,
@@ -286,7 +286,7 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
     ``distributions`` ((T, m): ``w_t`` of every round with ``keep_distributions``, else None).
     """
     loop = MirrorAscentLoop(oracle, y, parts, keep_distributions)
-    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
                       name=name or "mirror ascent boost")
 
 

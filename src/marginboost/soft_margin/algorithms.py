@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginboost.core.rounds import FitResult
-from marginboost.soft_margin.scheme import boost
+from marginboost.core.rounds import FitResult, run_rounds
+from marginboost.soft_margin.scheme import SoftMarginLoop
 from marginboost.soft_margin.fw_rules import resolve_fw_rule
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin, entropy_eta
 from marginboost.soft_margin.secondary import resolve_secondary
@@ -62,6 +62,15 @@ def run(
     ``weights`` are optional example weights scaled to mean 1 (see :mod:`marginboost.soft_margin.objectives`);
     ``options`` (``callbacks``, ``verbose``, ``name``) go to :func:`~marginboost.core.rounds.run_rounds`.
     """
+    options.setdefault("name", "soft-margin boost")
+    return run_rounds(soft_margin_loop(assembly, oracle, y, nu, eps, weights), max_iter=max_iter, max_time=max_time,
+                      **options)
+
+
+def soft_margin_loop(assembly: Assembly, oracle, y: np.ndarray, nu: float, eps: float,
+                     weights: np.ndarray | None = None) -> SoftMarginLoop:
+    """The loop of the assembled algorithm (:func:`run`), its rules resolved and started, ready
+    for :func:`~marginboost.core.rounds.run_rounds`."""
     m = y.shape[0]
     smoothed = SmoothedSoftMargin(nu, entropy_eta(m, nu, eps), weights)
     objective = smoothed if assembly.smoothed else SoftMargin(nu, weights)
@@ -69,4 +78,4 @@ def run(
     secondary = resolve_secondary(assembly.secondary)
     if secondary is not None:
         secondary.start(m, nu, smoothed, eps)
-    return boost(oracle, y, objective, eps, fw_rule, secondary, smoothed, max_iter, max_time, **options)
+    return SoftMarginLoop(oracle, y, objective, eps, fw_rule, secondary, smoothed)

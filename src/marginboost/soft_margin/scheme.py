@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext, fw_step
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
 from marginboost.soft_margin.secondary import Candidate
@@ -51,7 +51,7 @@ LOOP_COLUMNS = (
     "weak_learner_time",  # seconds in the weak learner this round
     "solver_time",  # seconds in the update (FW, secondary, projections) this round
 )
-HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
+HISTORY_COLUMNS = history_columns(LOOP_COLUMNS)
 UPDATE_INIT, UPDATE_FW, UPDATE_SECONDARY, UPDATE_NONE = 0, 1, 2, 3
 UPDATE_NAMES = {UPDATE_INIT: "init", UPDATE_FW: "fw", UPDATE_SECONDARY: "secondary", UPDATE_NONE: "none (stopped)"}
 
@@ -123,7 +123,7 @@ class SoftMarginLoop(RoundLoop):
             hypotheses=self.hypotheses[: w.shape[0]],
             weights=w,
             status=status,
-            n_iter=rounds.n_rounds,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             final={"margins": q, "soft_margin": self.reported.value(q), "objective": value,
@@ -167,7 +167,7 @@ def boost(
     (or it propagates: :mod:`marginboost.core.interrupts`).
     """
     loop = SoftMarginLoop(oracle, y, objective, eps, fw_rule, secondary, smoothed)
-    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
                       name=name)
 
 

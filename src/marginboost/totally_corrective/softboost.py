@@ -44,7 +44,7 @@ from fractions import Fraction
 import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
-from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
+from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.soft_margin.dual_simplex import DualSimplexMaster
 from marginboost.soft_margin.objectives import soft_margin
 from marginboost.totally_corrective.edge_projection import project_onto_edge_constraints
@@ -62,7 +62,7 @@ LOOP_COLUMNS = (
     "entropy",  # Delta(d^t, uniform) of the projection (nan in the stopping round)
     "projection_kkt",  # KKT residual of the projection (edge violation), nan in the stopping round
 )
-HISTORY_COLUMNS = ("round",) + LOOP_COLUMNS + ("time",)
+HISTORY_COLUMNS = history_columns(LOOP_COLUMNS)
 
 _STOP_TOL = 1e-9
 
@@ -150,13 +150,13 @@ class SoftBoostLoop(RoundLoop):
 
     def result(self, state, status, rounds):
         """The fit at ``state``: LP ``weights`` and, in ``final``, their ``soft_margin``."""
-        w = state[0] if state is not None else np.zeros(0)  # None: no round ran (max_rounds=0)
+        w = state[0] if state is not None else np.zeros(0)  # None: no round ran (max_iter=0)
         margins = rounds.history["soft_margin"]
         return FitResult(
             hypotheses=self.hypotheses[: w.shape[0]],
             weights=w,
             status=status,
-            n_iter=rounds.n_rounds,
+            n_iter=rounds.n_iter,
             history=rounds.history,
             weights_path=rounds.weights_path,
             final={"soft_margin": float(margins[-1]) if margins.shape[0] else math.nan},
@@ -183,5 +183,5 @@ def softboost(oracle, y: np.ndarray, nu: float, delta: float, max_iter: int,
     final weights.
     """
     loop = SoftBoostLoop(oracle, y, nu, delta)
-    return run_rounds(loop, max_rounds=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
+    return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks, verbose=verbose,
                       name=name or ("TotalBoost" if nu == 1.0 else "SoftBoost"))
