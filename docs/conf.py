@@ -1,8 +1,9 @@
 """Sphinx configuration of the marginboost documentation.
 
-Builds offline: no intersphinx, no remote images; MathJax is only referenced by the HTML.
-The examples under ``docs/examples`` run during the build (``_ext/runexample.py``); a failing
-example fails the build.
+Builds offline: no intersphinx, no remote images or fonts; MathJax is only referenced by the HTML.
+The examples under ``docs/examples`` run during the build (sphinx-gallery writes their pages,
+figures, scripts and notebooks to ``docs/auto_examples``, which git ignores); a failing example,
+or a warning an example issues (``_ext/examplewarnings.py``), fails the build.
 """
 import importlib.util
 import os
@@ -22,17 +23,39 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
+    "sphinx_gallery.gen_gallery",
     "fieldsections",
-    "runexample",
+    "importlayers",
 ]
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "examples"]  # the examples are read through the gallery (auto_examples)
 templates_path = []
 html_static_path = []
-html_theme = "alabaster"
-html_theme_options = {"description": "Boosting as convex optimisation", "fixed_sidebar": True,
-                      "page_width": "1180px"}  # room for 100-character code lines
+html_theme = "pydata_sphinx_theme"
+# No icon links, logos, analytics or version switcher: nothing that would be fetched.
+html_theme_options = {
+    "navigation_with_keys": False,  # the theme warns unless it is set
+    "show_toc_level": 2,  # the page's sections in the right-hand column
+}
 html_title = f"marginboost {release}"
+
+# The gallery: every docs/examples/*.py runs at every build (run_stale_examples: no result
+# of an earlier build is reused), on matplotlib's Agg backend, with its printed output (stdout
+# and stderr, not the repr of a last expression) and its figures on its page.
+sphinx_gallery_conf = {
+    "examples_dirs": "examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"\.py$",  # run them all, not only plot_*.py
+    "run_stale_examples": True,
+    "capture_repr": (),
+    "abort_on_example_error": False,  # run every example, then fail on the failed ones
+    "only_warn_on_example_error": False,
+    "write_computation_times": False,  # sg_execution_times.rst would land in the source tree
+    "within_subsection_order": "FileNameSortKey",
+    # before each example: a warning it issues is an error (it fails the build); after: as before
+    "reset_modules": ("examplewarnings.warnings_are_errors", "matplotlib"),
+    "reset_modules_order": "both",
+}
 
 # Docstrings: numpy style ("Parameters\n----------"), plain double-backtick formulas.
 napoleon_google_docstring = False

@@ -1,4 +1,10 @@
-"""Boosting with the average-margin oracle over the NZDD of all stumps (paper 003)."""
+"""
+Boosting with the average-margin oracle
+=======================================
+
+Boosting with the average-margin oracle over the NZDD of all stumps (paper 003), against
+LPBoost over the same stumps.
+"""
 from sklearn.datasets import load_breast_cancer
 
 from marginboost import AverageMarginBoostClassifier, LPBoostClassifier

@@ -1,4 +1,9 @@
-"""The classic margin boosters and GraphSepBoost on one problem."""
+"""
+The classic margin boosters
+===========================
+
+The classic margin boosters and GraphSepBoost on one problem, each beside its round bound.
+"""
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 

@@ -1,12 +1,22 @@
-"""The command line, run here through its entry point ``marginboost.cli.main``.
+"""
+The command line
+================
+
+The command line, run here through its entry point ``marginboost.cli.main``.
 
 In a shell the same calls read ``marginboost datasets``, ``marginboost fit ...`` and
-``marginboost predict ...``.
+``marginboost predict ...``. The files go to a temporary folder.
 """
+import os
+import tempfile
+
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 
 from marginboost.cli import main
+
+home, folder = os.getcwd(), tempfile.TemporaryDirectory()
+os.chdir(folder.name)
 
 # a CSV file of our own, without a header row: features, then the label (0 or 1) in the last column
 X, y = load_breast_cancer(return_X_y=True)
@@ -24,3 +34,6 @@ assert main(["predict", "--data", "cancer.csv", "--no-header", "--model", "cance
              "--output", "predictions.txt"]) == 0
 predicted = np.loadtxt("predictions.txt", dtype=int)  # integer labels stay integers
 print(f"training accuracy of the saved model: {np.mean(predicted == y):.3f}")
+
+os.chdir(home)
+folder.cleanup()

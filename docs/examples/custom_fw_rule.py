@@ -1,4 +1,8 @@
-"""A Frank-Wolfe step rule of our own: the best of a few candidate steps.
+"""
+A Frank-Wolfe step rule of your own
+===================================
+
+A Frank-Wolfe step rule of our own: the best of a few candidate steps.
 
 A rule is any callable taking a :class:`marginboost.soft_margin.fw_rules.FWContext` and returning the
 candidate weights ``w1`` and their margins ``q1 = U @ w1`` (optionally a third item

@@ -1,4 +1,8 @@
-"""A boosting loop of our own, driven by the package's round driver: AdaBoost in 30 lines.
+"""
+A boosting loop of your own
+===========================
+
+A boosting loop of our own, driven by the package's round driver: AdaBoost in 30 lines.
 
 A loop is a :class:`marginboost.core.rounds.RoundLoop` with a ``step`` (one round from the
 state the round before returned) and a ``result`` (the fit of a state). ``run_rounds`` does

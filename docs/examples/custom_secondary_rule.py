@@ -1,4 +1,8 @@
-"""Secondary rules of our own: a plain function, and a rule object with state.
+"""
+Secondary rules of your own
+===========================
+
+Secondary rules of our own: a plain function, and a rule object with state.
 
 Each round the scheme of paper 000 keeps the better (by the smoothed soft margin) of the
 Frank-Wolfe candidate and the secondary one, so any rule keeps the O(ln(m/nu)/eps^2) bound

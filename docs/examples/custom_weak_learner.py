@@ -1,4 +1,8 @@
-"""A weak learner of our own: the best "feature above its median" vote.
+"""
+A weak learner of your own
+==========================
+
+A weak learner of our own: the best "feature above its median" vote.
 
 The class H holds, for every feature j and sign s, the hypothesis
 h(x) = s if x_j > median_j else -s. Its oracle is exact: it returns the hypothesis of

@@ -1,4 +1,11 @@
-"""A first fit: MLPBoost on scikit-learn's breast cancer set."""
+"""
+A first fit
+===========
+
+MLPBoost on scikit-learn's breast cancer set: the soft margin it reaches, the duality gap that
+proves it, the history of the rounds and the sparse vote.
+"""
+import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
@@ -27,9 +34,21 @@ H = clf.decision_function(X_test)
 assert np.all(np.abs(H) <= 1 + 1e-12)
 assert np.array_equal(clf.predict(X_test), clf.classes_[(H > 0).astype(int)])
 
-# history_: one row per round
+# %%
+# ``history_`` has one row per round (a weak-learner call and the update after it).
+
 h = clf.history_
 print("round  soft_margin  objective  best_edge    gap      update")
 for r in [0, 1, 2, len(h["round"]) - 1]:
     print(f"{h['round'][r]:5d}  {h['soft_margin'][r]:11.4f}  {h['objective'][r]:9.4f}  "
           f"{h['best_edge'][r]:9.4f}  {h['gap'][r]:7.4f}  {UPDATE_NAMES[h['update'][r]]}")
+
+# %%
+# The vote is sparse: the secondary rule (here the LP of MLPBoost) sets the weight of many of
+# the trees it found back to zero.
+
+fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
+ax.stem(clf.weights_)
+ax.set_xlabel("tree, in the order found")
+ax.set_ylabel("weight in the vote")
+plt.show()

@@ -1,4 +1,9 @@
-"""FWBoost: the l1 radius beta, not the number of rounds, sets the capacity."""
+"""
+FWBoost: the l1 radius sets the capacity
+========================================
+
+FWBoost: the l1 radius beta, not the number of rounds, sets the capacity.
+"""
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.model_selection import train_test_split

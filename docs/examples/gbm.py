@@ -1,4 +1,9 @@
-"""GBM matches scikit-learn's gradient boosting on the training sample."""
+"""
+GBM against scikit-learn's gradient boosting
+============================================
+
+GBM matches scikit-learn's gradient boosting on the training sample.
+"""
 import numpy as np
 from sklearn.datasets import load_diabetes, make_classification
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor

@@ -1,4 +1,9 @@
-"""MABoost's variants: one mirror-ascent loop, different regularisers, sets and steps."""
+"""
+MABoost's variants
+==================
+
+MABoost's variants: one mirror-ascent loop, different regularisers, sets and steps.
+"""
 
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split

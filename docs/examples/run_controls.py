@@ -1,4 +1,9 @@
-"""verbose, callbacks, early stopping and warm start: the same on every estimator."""
+"""
+Run controls
+============
+
+``verbose``, callbacks, early stopping and warm start: the same on every estimator.
+"""
 import warnings
 
 from sklearn.datasets import load_breast_cancer

@@ -1,11 +1,22 @@
-"""Model files, more than two classes, Ctrl-C and reproducibility."""
+"""
+Model files, classes, Ctrl-C, reproducibility
+=============================================
+
+Model files, more than two classes, Ctrl-C and reproducibility. The model files go to a
+temporary folder.
+"""
 import json
+import os
+import tempfile
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from marginboost import (GBMClassifier, MLPBoostClassifier, ModelFileError, load_model,
                          on_interrupt)
+
+home, folder = os.getcwd(), tempfile.TemporaryDirectory()
+os.chdir(folder.name)  # the model files below go to a temporary folder
 
 # --- model files: versioned JSON, never pickle ----------------------------------------------
 X, y = load_breast_cancer(return_X_y=True)
@@ -58,3 +69,6 @@ b = MLPBoostClassifier(nu=0.1, eps=0.05).fit(X, y)
 assert np.array_equal(a.weights_, b.weights_)
 assert np.array_equal(a.decision_function(X), b.decision_function(X))
 print("\ntwo fits, identical weights and decision values:", a.n_iter_, "rounds each")
+
+os.chdir(home)
+folder.cleanup()
