@@ -53,6 +53,7 @@ KEY_PAGES = [
     "extending/weak_learner.html",
     "extending/fw_rule.html",
     "extending/secondary_rule.html",
+    "extending/estimator.html",
     "api/index.html",
     "api/estimators.html",
     "api/loop.html",

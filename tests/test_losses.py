@@ -9,8 +9,11 @@ from marginboost.functional.losses import (
     HuberLoss,
     LOSSES,
     LogisticLoss,
+    Loss,
+    ProtocolLoss,
     SquaredLoss,
     check_targets,
+    loss_probability,
     resolve_loss,
 )
 
@@ -75,28 +78,72 @@ def test_closed_forms_at_a_point():
     assert LogisticLoss().value(F, y) == pytest.approx(np.log1p(np.exp(0.5)))
 
 
+class Quartic:  # a user loss of its own class: only the three protocol methods
+    def value(self, F, y, sample_weight=None):
+        return float(np.mean((F - y) ** 4))
+
+    def gradient(self, F, y, sample_weight=None):
+        return 4 * (F - y) ** 3 / F.shape[0]
+
+    def smoothness(self, y, lo, hi, sample_weight=None):
+        return 12 * float(np.max(np.maximum(hi - y, y - lo)) ** 2) / y.shape[0]
+
+
 def test_resolve_loss_and_user_defined_protocol():
     for name, cls in LOSSES.items():
         assert isinstance(resolve_loss(name), cls)
-
-    class Quartic:  # a user loss: only the three protocol methods
-        def value(self, F, y, sample_weight=None):
-            return float(np.mean((F - y) ** 4))
-
-        def gradient(self, F, y, sample_weight=None):
-            return 4 * (F - y) ** 3 / F.shape[0]
-
-        def smoothness(self, y, lo, hi, sample_weight=None):
-            return 12 * float(np.max(np.maximum(hi - y, y - lo)) ** 2) / y.shape[0]
-
     q = Quartic()
-    assert resolve_loss(q) is q
+    adapted = resolve_loss(q)  # not a Loss: adapted, with the base's defaults for what it lacks
+    assert isinstance(adapted, ProtocolLoss) and adapted.loss is q
+    assert (adapted.name, adapted.kind, adapted.probability) == ("Quartic", "any", None)
+    F, y = np.array([0.5, -1.0]), np.array([1.0, 2.0])
+    assert adapted.value(F, y) == q.value(F, y)
+    np.testing.assert_array_equal(adapted.gradient(F, y), q.gradient(F, y))
+    assert adapted.smoothness(y, -1.0, 1.0) == q.smoothness(y, -1.0, 1.0)
+    squared = SquaredLoss()
+    assert resolve_loss(squared) is squared  # a Loss is used as it is
     with pytest.raises(ValueError, match="loss must be one of"):
         resolve_loss("hinge")
     with pytest.raises(ValueError, match="loss must be one of"):
         resolve_loss(object())
     with pytest.raises(ValueError, match="delta must be"):
         HuberLoss(0.0)
+
+
+def test_a_loss_subclass_with_the_three_methods_gets_the_defaults():
+    class Quartic4(Loss):
+        value, gradient, smoothness = Quartic.value, Quartic.gradient, Quartic.smoothness
+
+    loss = Quartic4()
+    assert (loss.name, loss.kind, loss.probability) == ("Quartic4", "any", None)
+    assert resolve_loss(loss) is loss
+    assert loss_probability(loss) is None and loss_probability("logistic") is LogisticLoss.probability
+    with pytest.raises(TypeError, match="abstract"):  # the three methods are the contract
+        type("NoSmoothness", (Loss,), {"value": Quartic.value, "gradient": Quartic.gradient})()
+
+
+def test_a_protocol_loss_keeps_its_optional_parts_and_fits():
+    """The adapter forwards kind, name and probability the object has; the loops then read them
+    (here: GBM refuses a classification loss on one-signed targets, naming the loss)."""
+    from marginboost.functional.gbm import gbm
+    from marginboost.weak_learners.regression import LeastSquaresStump
+
+    class Margin(Quartic):
+        name, kind = "quartic-margin", "classification"
+
+        @staticmethod
+        def probability(F):
+            return 1.0 / (1.0 + np.exp(-F))
+
+    adapted = resolve_loss(Margin())
+    assert (adapted.name, adapted.kind) == ("quartic-margin", "classification")
+    assert adapted.probability is Margin.probability
+    X = np.arange(8.0)[:, None]
+    with pytest.raises(ValueError, match="loss='quartic-margin' needs targets of both signs"):
+        gbm(LeastSquaresStump(), X, Margin(), np.ones(8))
+    y = np.where(X[:, 0] > 3, 1.0, -1.0)
+    res = gbm(LeastSquaresStump(), X, Quartic(), y, max_iter=20)  # the functional loop takes the raw object
+    assert res.history["loss"][-1] < res.history["loss"][0]
 
 
 def test_classification_loss_on_continuous_targets_names_loss():

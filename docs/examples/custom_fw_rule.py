@@ -4,21 +4,23 @@ A Frank-Wolfe step rule of your own
 
 A Frank-Wolfe step rule of our own: the best of a few candidate steps.
 
-A rule is any callable taking a :class:`marginboost.soft_margin.fw_rules.FWContext` and returning the
-candidate weights ``w1`` and their margins ``q1 = U @ w1`` (optionally a third item
-``(scale, touched)``: ``w1 == scale * w`` except on the indices ``touched``). This one tries
-the classic step 2/(t+2), the short step of Algorithm 3 and a geometric grid, and keeps the
-step of largest smoothed soft margin. It is never worse than the short step, so Theorem 3 of
-paper 000 still gives the O(ln(m/nu)/eps^2) bound.
+A rule subclasses :class:`marginboost.soft_margin.fw_rules.FWRule`: a ``name`` and one hook,
+``__call__(ctx) -> FWStep``, taking a :class:`marginboost.soft_margin.fw_rules.FWContext` and
+returning the candidate weights ``w``, their margins ``q = U @ w`` and ``step = (scale, touched)``
+(``w == scale * ctx.w`` except on the indices ``touched``; ``fw_rules.toward_new(ctx, lam)``
+builds all three for a step of size ``lam`` toward the new hypothesis). This one tries the
+classic step 2/(t+2), the short step of Algorithm 3 and a geometric grid, and keeps the step of
+largest smoothed soft margin. It is never worse than the short step, so Theorem 3 of paper 000
+still gives the O(ln(m/nu)/eps^2) bound.
 """
 import numpy as np
 from sklearn.datasets import load_breast_cancer
 
 from marginboost import MLPBoostClassifier
-from marginboost.soft_margin.fw_rules import FWContext, ShortStep
+from marginboost.soft_margin.fw_rules import FWContext, FWRule, FWStep, ShortStep, toward_new
 
 
-class BestOfSteps:
+class BestOfSteps(FWRule):
     """lambda = argmax of rho~(q + lambda (u - q)) over {2/(t+2), short step, 2^-k}."""
 
     name = "best_of_steps"
@@ -26,19 +28,15 @@ class BestOfSteps:
     def __init__(self, n_grid=12):
         self.n_grid = n_grid
 
-    def __call__(self, ctx: FWContext):
-        u = ctx.matrix.column(ctx.j_new)  # margins of the hypothesis the weak learner just returned
-        delta = u - ctx.q
-        short = ShortStep()(ctx)  # reuse a built-in rule: (w1, q1, step)
+    def __call__(self, ctx: FWContext) -> FWStep:
+        delta = ctx.new_column() - ctx.q  # u - q, u the margins of the hypothesis just returned
+        short = ShortStep()(ctx)  # reuse a built-in rule: an FWStep (w, q, step)
         candidates = [2.0 / (ctx.t + 2.0), *(2.0 ** -np.arange(self.n_grid))]
         values = [ctx.objective.value(ctx.q + lam * delta) for lam in candidates]
         best = int(np.argmax(values))
-        if ctx.objective.value(short[1]) >= values[best]:
+        if ctx.objective.value(short.q) >= values[best]:
             return short
-        lam = candidates[best]
-        w1 = (1.0 - lam) * ctx.w
-        w1[ctx.j_new] += lam
-        return w1, ctx.q + lam * delta, (1.0 - lam, [ctx.j_new])
+        return toward_new(ctx, candidates[best], delta)
 
 
 X, y = load_breast_cancer(return_X_y=True)

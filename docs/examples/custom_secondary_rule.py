@@ -2,7 +2,7 @@
 Secondary rules of your own
 ===========================
 
-Secondary rules of our own: a plain function, and a rule object with state.
+Secondary rules of our own: a plain function, and a rule class with state.
 
 Each round the scheme of paper 000 keeps the better (by the smoothed soft margin) of the
 Frank-Wolfe candidate and the secondary one, so any rule keeps the O(ln(m/nu)/eps^2) bound
@@ -14,7 +14,7 @@ from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer
 
 from marginboost import MLPBoostClassifier
-from marginboost.soft_margin.secondary import Candidate
+from marginboost.soft_margin.secondary_base import Candidate, SecondaryRule
 
 
 def soft_margin_lp(nu):
@@ -40,8 +40,10 @@ def soft_margin_lp(nu):
     return rule
 
 
-class ExponentiatedGradient:
-    """A rule object: ``start`` once per fit, then called once a round.
+class ExponentiatedGradient(SecondaryRule):
+    """A rule class: ``start`` once per fit, then called once a round; the base
+    :class:`~marginboost.soft_margin.secondary_base.SecondaryRule` supplies the other hooks
+    (``forget``, ``skip_round``: never, ``observe``).
 
     A few exponentiated-gradient (mirror ascent) steps on ERLPBoost's problem
     ``max_w rho~(U w)`` over the simplex, from the FW candidate; the gradient of
@@ -49,6 +51,9 @@ class ExponentiatedGradient:
     """
 
     name = "exponentiated_gradient"
+    # Start from the FW candidate, whose margins and distribution the scheme has computed:
+    # they come as fw_start = (U @ w_fw, d), one projection (a pass over the m examples) saved.
+    warm_from_fw = True
 
     def __init__(self, n_steps=10, step=1.0):
         self.n_steps, self.step = n_steps, step
@@ -57,17 +62,23 @@ class ExponentiatedGradient:
         """Called before the first round with the smoothed objective of this fit."""
         self.objective = objective
 
-    def __call__(self, U, w_fw):
+    def __call__(self, U, w_fw, fw_start=None):
         """Return a Candidate: weights over the t columns of U, and their margins."""
         t = U.shape[1]
         w = np.full(t, 1.0 / t) if w_fw is None else w_fw.copy()
-        best_w, best_value = w, self.objective.value(U @ w)
+        if fw_start is not None:
+            q, d = fw_start
+        else:  # the first round, or no FW rule
+            q = U @ w
+            d = self.objective.distribution(q)
+        best_w, best_value = w, self.objective.value_at(q, d)
         for _ in range(self.n_steps):
-            d = self.objective.distribution(U @ w)
             logw = np.log(np.maximum(w, 1e-300)) + self.step * (U.T @ d)
             w = np.exp(logw - logw.max())
             w /= w.sum()
-            value = self.objective.value(U @ w)
+            q = U @ w
+            d = self.objective.distribution(q)
+            value = self.objective.value_at(q, d)
             if value > best_value:
                 best_w, best_value = w, value
         return Candidate(best_w, U @ best_w)

@@ -51,7 +51,7 @@ import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
-from marginboost.functional.losses import PointwiseLoss, check_targets
+from marginboost.functional.losses import PointwiseLoss, check_targets, resolve_loss
 
 __all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoLoop", "blasso", "staged_blasso"]
 
@@ -236,6 +236,7 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, max_ite
         raise ValueError(f"eps must be > 0 (the step size), got eps={eps!r}")
     if not xi >= 0:
         raise ValueError(f"xi must be >= 0 (the tolerance), got xi={xi!r}")
+    loss = resolve_loss(loss)  # a Loss, whatever the caller passed (a name, a protocol object)
     check_targets(loss, y)
     loop = BLassoLoop(lmo, loss, y, eps, sample_weight, offset, xi)
     return run_rounds(loop, max_iter=max_iter, max_time=max_time, callbacks=callbacks,

@@ -63,7 +63,7 @@ from marginboost.core.line_search import exact_line_search
 from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.core.step_sizes import STEP_RULES, check_step_rule, step_size
-from marginboost.functional.losses import ExponentialLoss, check_targets
+from marginboost.functional.losses import ExponentialLoss, check_targets, resolve_loss
 from marginboost.weak_learners import DecisionStump, EdgeTree
 from marginboost.weak_learners.regression import RegressionStump, RegressionTree
 
@@ -210,7 +210,7 @@ def _check_finite_loss(loss, y, s, offset: float, beta: float) -> None:
     for it) and at ``F = offset +- beta`` (else ``beta`` is). The iterates stay in that box, and
     a convex pointwise loss is largest at one of its ends, so every iterate's loss is finite."""
     m = y.shape[0]
-    name = getattr(loss, "name", loss)
+    name = loss.name
     with np.errstate(over="ignore", invalid="ignore"):
         at_offset = loss.value(np.full(m, offset), y, s) if np.isfinite(offset) else np.inf
         at_ends = max(loss.value(np.full(m, offset - beta), y, s), loss.value(np.full(m, offset + beta), y, s))
@@ -226,7 +226,7 @@ def _check_finite_loss(loss, y, s, offset: float, beta: float) -> None:
 def _check_step(loss, step: str, smooth: float) -> None:
     check_step_rule(step, STEP_RULES, "step")
     if not np.isfinite(smooth) and step != "classic":
-        raise ValueError(f"loss={getattr(loss, 'name', loss)!r} is not smooth on the feasible set "
+        raise ValueError(f"loss={loss.name!r} is not smooth on the feasible set "
                          f"(smoothness inf): only step='classic' applies, got step={step!r}")
 
 
@@ -403,6 +403,7 @@ def fwboost_loop(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="li
     y = np.asarray(y, dtype=np.float64)
     if not beta > 0:
         raise ValueError(f"beta must be > 0 (the l1 radius), got beta={beta!r}")
+    loss = resolve_loss(loss)  # a Loss: the checks below read its name without probing
     check_targets(loss, y)
     _check_finite_loss(loss, y, sample_weight, offset, beta)
     smooth = loss.smoothness(y, offset - beta, offset + beta, sample_weight)

@@ -50,7 +50,8 @@ import numpy as np
 
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Rounds, Status, history_columns, run_rounds
 from marginboost.functional.fwboost import best_constant
-from marginboost.functional.losses import AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss, check_targets
+from marginboost.functional.losses import (AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss,
+                                          check_targets, resolve_loss)
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
 
 __all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "gbm_loop", "initial_constant", "leaf_ids"]
@@ -176,7 +177,7 @@ class GBMLoop(RoundLoop):
                 F = np.full(y.shape[0], init)
                 value = loss.value(F, y, s)
             if not (np.isfinite(init) and np.isfinite(value)):
-                raise ValueError(f"loss={getattr(loss, 'name', loss)!r} is not finite at the initial constant "
+                raise ValueError(f"loss={loss.name!r} is not finite at the initial constant "
                                  f"F = {init:.6g}: y is too large for it (the loss overflows); rescale y")
             self.init, self.init_loss = init, value
             state = _GBMState(0, np.zeros(y.shape[0]), F, value, self._rng_state())
@@ -265,6 +266,7 @@ def gbm_loop(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, subs
     infinite) or a parameter is out of range."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
+    loss = resolve_loss(loss)  # a Loss: the loop reads its name and kind without probing
     check_targets(loss, y)
     if not learning_rate > 0:
         raise ValueError(f"learning_rate must be > 0, got learning_rate={learning_rate!r}")
@@ -276,10 +278,9 @@ def gbm_loop(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, subs
         _check_newton(loss, learner)
     m = y.shape[0]
     s = np.ones(m) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    loss_name = getattr(loss, "name", loss)
     one_sign = not (np.any((y > 0) & (s > 0)) and np.any((y < 0) & (s > 0)))
-    if getattr(loss, "kind", "any") == "classification" and one_sign:
-        raise ValueError(f"loss={loss_name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
+    if loss.kind == "classification" and one_sign:
+        raise ValueError(f"loss={loss.name!r} needs targets of both signs, -1 and +1 (y holds one sign only: the "
                          "loss then decreases without bound and its initial constant is infinite)")
     rng = np.random.default_rng() if rng is None else rng
     return GBMLoop(learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng)

@@ -22,7 +22,10 @@ is minimised in expectation by a known link of it (the classifiers' ``predict_pr
 only then): ``sigmoid(F)`` for the logistic loss (F the log-odds), ``sigmoid(2F)`` for the
 exponential loss (its minimiser is half the log-odds; Friedman, Hastie, Tibshirani 2000).
 
-Any object with these methods is a loss (a user-defined one included). :class:`PointwiseLoss`
+A loss is a :class:`Loss`, which declares the three methods and the optional parts' defaults
+(``name``: the class name, ``kind = 'any'``, ``probability = None``); the loops call these and
+nothing else. An object of another class with the three methods (a user's loss written to this
+protocol) is adapted by :func:`resolve_loss` (:class:`ProtocolLoss`). :class:`PointwiseLoss`
 derives all three from the per-example ``l``, ``l'`` and an upper bound on ``l''``; the
 built-in losses below are its subclasses, with ``r = F - y`` and margin ``z = y F``:
 
@@ -56,7 +59,9 @@ __all__ = [
     "HuberLoss",
     "LOSSES",
     "LogisticLoss",
+    "Loss",
     "PointwiseLoss",
+    "ProtocolLoss",
     "SquaredLoss",
     "check_targets",
     "loss_probability",
@@ -71,7 +76,66 @@ def _probabilities(y: np.ndarray, sample_weight) -> np.ndarray:
     return s / s.sum()
 
 
-class PointwiseLoss(ABC):
+class Loss(ABC):
+    """Base of every loss (module docstring): ``value``, ``gradient`` and ``smoothness`` to write,
+    ``name``, ``kind`` and ``probability`` with defaults."""
+
+    kind = "any"  # 'classification': y must be in {-1, +1}
+    # F -> P(y = +1 | F) where the loss is minimised in expectation by a known link of it, else None
+    probability = None
+
+    @property
+    def name(self) -> str:
+        """The loss in messages (``loss='...'``): the class name, unless a subclass sets ``name``."""
+        return type(self).__name__
+
+    @abstractmethod
+    def value(self, F, y, sample_weight=None) -> float:
+        """``L(F) = sum_i p_i l(F_i, y_i)``, ``p = s / sum s`` (uniform without weights)."""
+
+    @abstractmethod
+    def gradient(self, F, y, sample_weight=None) -> np.ndarray:
+        """``grad L(F)``, i.e. ``p_i l'(F_i, y_i)`` (a subgradient where ``l`` is not differentiable)."""
+
+    @abstractmethod
+    def smoothness(self, y, lo, hi, sample_weight=None) -> float:
+        """A constant ``C`` with ``||grad L(F) - grad L(G)||_2 <= C ||F - G||_2`` on the box
+        ``[lo, hi]^m`` (001, Assumption 1); ``inf`` for a non-smooth loss."""
+
+
+class ProtocolLoss(Loss):
+    """A user's loss of another class with ``value``, ``gradient`` and ``smoothness`` (and, if it
+    likes, ``name``, ``kind``, ``probability``): those it has, the defaults of :class:`Loss` for
+    the rest. Read once, here, so that the loops call the base's interface and probe nothing."""
+
+    def __init__(self, loss):
+        self.loss = loss
+        self._name = getattr(loss, "name", type(loss).__name__)
+        self.kind = getattr(loss, "kind", Loss.kind)
+        self.probability = getattr(loss, "probability", Loss.probability)
+
+    @property
+    def name(self) -> str:
+        """The wrapped loss's ``name``, or its class name."""
+        return self._name
+
+    def value(self, F, y, sample_weight=None) -> float:
+        """The wrapped loss's ``value``."""
+        return self.loss.value(F, y, sample_weight)
+
+    def gradient(self, F, y, sample_weight=None) -> np.ndarray:
+        """The wrapped loss's ``gradient``."""
+        return self.loss.gradient(F, y, sample_weight)
+
+    def smoothness(self, y, lo, hi, sample_weight=None) -> float:
+        """The wrapped loss's ``smoothness``."""
+        return self.loss.smoothness(y, lo, hi, sample_weight)
+
+    def __repr__(self) -> str:
+        return f"ProtocolLoss({self.loss!r})"
+
+
+class PointwiseLoss(Loss):
     """A loss given per example; builds ``value``, ``gradient`` and ``smoothness`` of ``L``.
 
     ``L(F) = p @ l(F, y)``, ``grad L(F) = p * l'(F, y)``; the Hessian is ``diag(p * l'')``,
@@ -79,7 +143,6 @@ class PointwiseLoss(ABC):
     """
 
     name = "pointwise"
-    kind = "any"  # 'classification': y must be in {-1, +1}
 
     @abstractmethod
     def pointwise(self, F: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -218,13 +281,17 @@ class LogisticLoss(PointwiseLoss):
 LOSSES = {cls.name: cls for cls in (SquaredLoss, HuberLoss, AbsoluteLoss, ExponentialLoss, LogisticLoss)}
 
 
-def resolve_loss(spec):
-    """A loss name of :data:`LOSSES` -> a new instance; an object with the protocol -> itself."""
+def resolve_loss(spec) -> Loss:
+    """A loss name of :data:`LOSSES` -> a new instance; a :class:`Loss` -> itself; an object of
+    another class with ``value``, ``gradient`` and ``smoothness`` -> a :class:`ProtocolLoss`
+    (kept rather than refused: that protocol was the documented contract before the base)."""
     if isinstance(spec, str):
         if spec in LOSSES:
             return LOSSES[spec]()
-    elif all(callable(getattr(spec, name, None)) for name in ("value", "gradient", "smoothness")):
+    elif isinstance(spec, Loss):
         return spec
+    elif all(callable(getattr(spec, name, None)) for name in ("value", "gradient", "smoothness")):
+        return ProtocolLoss(spec)
     raise ValueError(
         f"loss must be one of {sorted(LOSSES)} or an object with value, gradient and smoothness "
         f"methods (see marginboost.functional.losses); got loss={spec!r}"
@@ -232,15 +299,22 @@ def resolve_loss(spec):
 
 
 def loss_probability(spec):
-    """The optional ``probability`` map of a loss (a name of :data:`LOSSES` or a loss object), or None."""
-    return getattr(LOSSES.get(spec) if isinstance(spec, str) else spec, "probability", None)
+    """The ``probability`` map of a loss (a name of :data:`LOSSES` or a loss object), or None:
+    also for a spec that names no loss, so that ``hasattr(est, 'predict_proba')`` says no where
+    ``fit`` would raise."""
+    try:
+        return resolve_loss(spec).probability
+    except ValueError:
+        return None
 
 
 def check_targets(loss, y: np.ndarray) -> None:
-    """Raise ``ValueError`` naming ``loss`` when a classification loss meets other targets."""
-    if getattr(loss, "kind", "any") == "classification" and not np.all(np.abs(y) == 1.0):
+    """Raise ``ValueError`` naming ``loss`` (a loss or its name, :func:`resolve_loss`) when a
+    classification loss meets other targets."""
+    loss = resolve_loss(loss)
+    if loss.kind == "classification" and not np.all(np.abs(y) == 1.0):
         raise ValueError(
-            f"loss={getattr(loss, 'name', loss)!r} is a classification loss: it needs targets in "
+            f"loss={loss.name!r} is a classification loss: it needs targets in "
             "{-1, +1}, but y holds other (continuous) values; use a regression loss "
             f"({', '.join(n for n, c in LOSSES.items() if c.kind != 'classification')}) "
             "or FWBoostClassifier"

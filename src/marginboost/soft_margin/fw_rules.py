@@ -12,13 +12,14 @@ Each rule maps the current weights ``w_t`` over the hypotheses so far, the new h
   ``w + lambda (e_new - e_a)``, ``lambda = argmax_{[0, w_a]} rho~(q + lambda (u - u_a))``  (Algorithm 4);
   on a drop step (``lambda = w_a``) the better of it and the ``line_search`` step
 
-A rule returns an :class:`FWStep` ``(w, q, step)``: the candidate weights, its margins ``U @ w``
+A rule is an :class:`FWRule` (or any callable ``ctx -> FWStep``) and returns an :class:`FWStep` ``(w, q, step)``: the candidate weights, its margins ``U @ w``
 and, optionally, ``step = (scale, touched)`` when ``w = scale * w_t`` except on the indices
 ``touched``, which lets the loop log the weights of every round in O(1) memory. (A plain tuple
 ``(w, q)`` or ``(w, q, step)`` is read the same way; :func:`fw_step` checks what a rule returned.)
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -114,7 +115,22 @@ def fw_step(rule, ctx: FWContext) -> FWStep:
     return step
 
 
-class ClassicStep:
+class FWRule(ABC):
+    """Base of the Frank-Wolfe rules F (000, Algorithm 1 line 11): ``name`` and one hook,
+    ``__call__(ctx) -> FWStep``, called once a round after the first with the round's
+    :class:`FWContext`. It gets no other hook (no start, no forget): the built-in rules keep no
+    state across rounds. A plain function ``ctx -> FWStep`` is accepted as well."""
+
+    name = "fw"
+
+    @abstractmethod
+    def __call__(self, ctx: FWContext) -> FWStep:
+        """The FW candidate ``w^(1)_{t+1}`` of round ``ctx.t``: weights on the simplex over the
+        hypotheses so far (the new one at ``ctx.j_new``), their margins ``U @ w`` and, if known,
+        ``step = (scale, touched)``; :func:`toward_new` builds it from a step size."""
+
+
+class ClassicStep(FWRule):
     """lambda_t = 2 / (t + 2): the open-loop step of Frank and Wolfe (1956) and Jaggi (2013)."""
 
     name = "classic"
@@ -123,7 +139,7 @@ class ClassicStep:
         return toward_new(ctx, classic_step(ctx.t))
 
 
-class ShortStep:
+class ShortStep(FWRule):
     """Algorithm 3 of 000: the step maximising the eta-smoothness lower bound (C-ERLPBoost)."""
 
     name = "short_step"
@@ -134,7 +150,7 @@ class ShortStep:
         return toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale), delta)
 
 
-class LineSearch:
+class LineSearch(FWRule):
     """lambda_t = argmax over [0, 1] of the smoothed soft margin along the FW direction."""
 
     name = "line_search"
@@ -144,7 +160,7 @@ class LineSearch:
         return toward_new(ctx, newton_line_search(ctx.objective, ctx.q, ctx.d, delta, 1.0)[0], delta)
 
 
-class Pairwise:
+class Pairwise(FWRule):
     """Algorithm 4 of 000 (Lacoste-Julien and Jaggi 2015): shift weight from the away hypothesis.
 
     A *drop step* (the line search reaches ``lambda = w_away``, so ``away`` leaves the support)
@@ -184,7 +200,9 @@ FW_RULES = {r.name: r for r in (ClassicStep, ShortStep, LineSearch, Pairwise)}
 
 
 def resolve_fw_rule(spec):
-    """Map ``'classic' | 'short_step' | 'line_search' | 'pairwise'`` or a rule object to a rule."""
+    """Map ``'classic' | 'short_step' | 'line_search' | 'pairwise'`` to a new rule; an
+    :class:`FWRule` or any other callable ``ctx -> FWStep`` is the rule itself (it has no hook to
+    default: :func:`fw_step` checks what it returns)."""
     if isinstance(spec, str) and spec in FW_RULES:
         return FW_RULES[spec]()
     if not isinstance(spec, str) and callable(spec):

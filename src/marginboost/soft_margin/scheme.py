@@ -33,7 +33,7 @@ from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext, fw_step
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
-from marginboost.soft_margin.secondary import Candidate
+from marginboost.soft_margin.secondary_base import Candidate, as_secondary_rule
 
 __all__ = ["HISTORY_COLUMNS", "SoftMarginLoop", "UPDATE_NAMES", "boost"]
 
@@ -72,7 +72,9 @@ class SoftMarginLoop(RoundLoop):
         if fw_rule is None and secondary is None:
             raise ValueError("boost needs a FW rule, a secondary rule, or both")
         self.oracle, self.y, self.objective = oracle, y, objective
-        self.fw_rule, self.secondary = fw_rule, secondary
+        # boost() takes what resolve_secondary returns, started; a function or a rule object of
+        # another class is adapted here too (a no-op for a SecondaryRule), so the loop calls hooks only
+        self.fw_rule, self.secondary = fw_rule, None if secondary is None else as_secondary_rule(secondary)
         self.smoothed = smoothed if smoothed is not None else objective
         self.reported = SoftMargin(objective.nu, objective.weights)
         self.tol = objective.stop_tol(eps)
@@ -89,7 +91,7 @@ class SoftMarginLoop(RoundLoop):
         if w is not None:  # drop what a rolled-back round added
             self.matrix.truncate(w.shape[0])
             del self.hypotheses[w.shape[0]:]
-            if hasattr(self.secondary, "forget"):  # a rule that keeps the columns it has seen
+            if self.secondary is not None:
                 self.secondary.forget(w.shape[0])
         t0 = time.perf_counter()
         h, pred = self.oracle(d)
@@ -154,8 +156,11 @@ def boost(
     objective : :class:`~marginboost.soft_margin.objectives.SoftMargin` (LPBoost) or
         :class:`~marginboost.soft_margin.objectives.SmoothedSoftMargin`; decides ``d_t``, the winner and the stop.
     eps : target accuracy; the loop stops when the gap is at most ``objective.stop_tol(eps)``.
-    fw_rule : a rule of :mod:`marginboost.soft_margin.fw_rules` or None (LPBoost, pure secondary).
-    secondary : a started rule of :mod:`marginboost.soft_margin.secondary` or None (plain FW).
+    fw_rule : a :class:`~marginboost.soft_margin.fw_rules.FWRule` (or any callable ``ctx -> FWStep``)
+        or None (LPBoost, pure secondary).
+    secondary : a started :class:`~marginboost.soft_margin.secondary_base.SecondaryRule` (e.g. of
+        :mod:`marginboost.soft_margin.secondary`) or None (plain FW); a plain function or a rule
+        object of another class is adapted (:func:`~marginboost.soft_margin.secondary_base.as_secondary_rule`).
     smoothed : the smoothed objective the FW rules step on (defaults to ``objective``).
     max_iter : maximum number of weak-learner calls.
     max_time : stop (status ``'max_time'``) once this many seconds have passed.
@@ -175,11 +180,13 @@ def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, obj
     """Algorithm 1 lines 11-13 (and line 3 in the first round): the next weights and their state;
     ``u`` is the new hypothesis' column ``U[:, j_new]``.
 
-    A secondary rule with ``skip_round(fw_gain)`` (an amortised one, e.g.
-    ``NewtonStepRule(amortise=True)``) is asked first, with the FW candidate's gain over ``value``;
-    when it declines, the round keeps the FW candidate, and otherwise the rule learns by
-    ``observe(advantage)`` how much its candidate beat the FW one. The guarantee is unchanged:
-    Theorem 3 of 000 holds for any rule B, none included."""
+    ``secondary`` is a :class:`~marginboost.soft_margin.secondary_base.SecondaryRule` (or None), called
+    through its hooks only. Where the FW candidate's value is known before the update (a FW rule,
+    the smoothed objective, after the first round) it is computed first (:func:`_pick` reuses it),
+    the rule is asked ``skip_round(fw_gain)`` with the candidate's gain over ``value`` (an amortised
+    rule, e.g. ``NewtonStepRule(amortise=True)``, may decline; the round then keeps the FW
+    candidate), and after the pick it learns by ``observe(advantage)`` how much its candidate beat
+    the FW one. The guarantee is unchanged: Theorem 3 of 000 holds for any rule B, none included."""
     if w is None:  # line 3: w_1 = e_{j_1}; LPBoost instead asks its LP (it needs the LP's d)
         candidates = [(UPDATE_INIT, Candidate(np.ones(1), u.copy()))] if fw_rule is not None else []
     else:
@@ -192,9 +199,8 @@ def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, obj
             candidates.append((UPDATE_FW, Candidate(out.w, out.q, step=out.step)))
     fw_value = None
     if secondary is not None:
-        w_fw = candidates[0][1].w if candidates else None
-        if hasattr(secondary, "skip_round") and candidates and w is not None and objective.smooth:
-            fw = candidates[0][1]
+        fw = candidates[0][1] if candidates else None
+        if fw is not None and w is not None and objective.smooth:
             d_fw = objective.distribution(fw.q)
             fw_value = objective.value_at(fw.q, d_fw)
             fw.evaluated = (objective, d_fw, fw_value)  # _pick reuses it
@@ -202,9 +208,9 @@ def _update(matrix, w, q, value, d, j_new, is_new, call, fw_rule, secondary, obj
                 fw_value = None  # skipped: nothing to observe
                 secondary = None
         if secondary is not None:
-            margins = matrix if getattr(secondary, "takes_margin_matrix", False) else matrix.dense()
-            fw = candidates[0][1] if candidates else None
-            if fw is not None and fw.evaluated is not None and getattr(secondary, "warm_from_fw", False):
+            margins = matrix if secondary.takes_margin_matrix else matrix.dense()
+            w_fw = fw.w if fw is not None else None
+            if secondary.warm_from_fw and fw is not None and fw.evaluated is not None:
                 # the rule starts at the FW candidate, whose distribution is known: hand it over
                 cand = secondary(margins, w_fw, fw_start=(fw.q, fw.evaluated[1]))
             else:

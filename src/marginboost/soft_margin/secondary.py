@@ -18,19 +18,21 @@ better of the FW candidate and the secondary one (000, Theorem 3). Rules:
 * a callable ``fn(U, w) -> w_new``: any user rule; ``U`` is the (m, t) margin matrix as a
                  dense float array, ``w`` the FW candidate; ``w_new`` must be a probability
                  vector of length t.
+* a :class:`~marginboost.soft_margin.secondary_base.SecondaryRule`: a rule object with state.
 
-A rule is created per fit by :meth:`start` and then called once a round with the margin
-matrix and the FW candidate; it returns a :class:`Candidate`. The margin matrix is the (m, t)
-float array ``U``, unless the rule's class sets ``takes_margin_matrix = True`` (the rules
-here): it then gets the loop's matrix object itself, a
+Every rule is a :class:`~marginboost.soft_margin.secondary_base.SecondaryRule`, whose hooks the
+scheme calls (:mod:`marginboost.soft_margin.secondary_base` lists them with their defaults): the
+rules here are started once per fit (``start``) and then called once a round with the margin
+matrix and the FW candidate, returning a
+:class:`~marginboost.soft_margin.secondary_base.Candidate`. They set ``takes_margin_matrix = True``,
+so the margin matrix they get is the loop's matrix object itself, a
 :class:`~marginboost.core.margin_matrix.MarginMatrix` or, for +-1 hypotheses, a
 :class:`~marginboost.core.bit_matrix.BitMarginMatrix` (read with ``matvec``, ``rmatvec``,
-``column``, ``block_t``, ``dense``), and so avoids a dense copy of U every round.
+``column``, ``block_t``, ``dense``), and so avoid a dense copy of U every round.
 """
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,34 +40,19 @@ from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.soft_margin.dual_simplex import DualSimplexMaster
 from marginboost.soft_margin.entropic_master import solve_entropic_master
 from marginboost.soft_margin.restricted_lp import RestrictedMasterLP
+from marginboost.soft_margin.secondary_base import Candidate, SecondaryRule, as_secondary_rule
+# CallableRule lived here before the base had its module: old imports and pickles find it here still.
+from marginboost.soft_margin.secondary_base import CallableRule  # noqa: F401
 
 
 RESOLVABLE_GAP = 100.0  # EntropyRule's default tolerance is at least this many eta-ulps (docstring)
-
-
-@dataclass
-class Candidate:
-    """Weights ``w`` over the columns, their margins ``q = U w``, and optionally a distribution.
-
-    ``step = (scale, touched)`` says that ``w`` equals ``scale * w_old`` except on the indices
-    ``touched`` (FW and pairwise steps), so the loop can log it in O(1) memory.
-    ``evaluated = (objective, d, value)`` carries ``objective.distribution(q)`` and
-    ``objective``'s value at ``q`` when the rule has them already, so the scheme does not project
-    again (one projection costs a pass over the m examples).
-    """
-
-    w: np.ndarray
-    q: np.ndarray
-    d: np.ndarray | None = None  # the LP's optimal distribution (LPBoost's d_t)
-    step: tuple | None = None
-    evaluated: tuple | None = None
 
 
 LP_SOLVERS = {"dual_simplex": DualSimplexMaster, "highs": RestrictedMasterLP}
 DEFAULT_LP_SOLVER = "dual_simplex"  # what ``secondary='lp'`` and LPBoost use
 
 
-class LPRule:
+class LPRule(SecondaryRule):
     """Algorithm 2 of 000 (the LPBoost rule): the restricted master LP, hot-started across rounds.
 
     ``solver``: ``'dual_simplex'`` (:data:`DEFAULT_LP_SOLVER`; :mod:`marginboost.soft_margin.dual_simplex`, our
@@ -106,7 +93,7 @@ class LPRule:
         return Candidate(w, matrix.matvec(w), d)
 
 
-class EntropyRule:
+class EntropyRule(SecondaryRule):
     """The ERLPBoost rule (000 eq. 14), solved to a duality gap of ``tol``.
 
     ``tol`` defaults to ``1e-3 * eps``: the rule's inexactness then moves the objective by
@@ -291,42 +278,19 @@ class NewtonStepRule(EntropyRule):
         self._advantage = max(advantage, 0.0)
 
 
-class CallableRule:
-    """Wraps a user function ``fn(U, w) -> w_new`` and checks that it returns a distribution."""
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.name = getattr(fn, "__name__", "callable")
-
-    def start(self, m: int, nu: float, objective, eps: float) -> None:
-        """Nothing to set up: the user function keeps no state of ours."""
-        pass
-
-    def __call__(self, U: np.ndarray, w_fw: np.ndarray | None) -> Candidate:
-        w = np.asarray(self.fn(U, None if w_fw is None else w_fw.copy()), dtype=np.float64)
-        t = U.shape[1]
-        if w.shape != (t,) or not np.all(np.isfinite(w)) or np.any(w < -1e-12):
-            raise ValueError(
-                f"the secondary rule {self.name!r} must return a non-negative finite vector of "
-                f"length {t} (one weight per hypothesis), got shape {w.shape}"
-            )
-        total = w.sum()
-        if not abs(total - 1.0) <= 1e-6:
-            raise ValueError(f"the secondary rule {self.name!r} must return weights summing to 1, got {total}")
-        w = np.clip(w, 0.0, None) / total
-        return Candidate(w, U @ w, None)
-
-
 SECONDARY_RULES = {"lp": LPRule, "entropy": EntropyRule, "newton": NewtonStepRule}
 
 
-def resolve_secondary(spec):
-    """Map ``'lp' | 'entropy' | 'newton' | 'none' | None`` or a callable to a secondary rule (or None)."""
+def resolve_secondary(spec) -> SecondaryRule | None:
+    """The secondary rule of the parameter ``secondary``: ``'lp' | 'entropy' | 'newton'`` -> a new
+    rule; ``'none' | None`` -> None; a :class:`~marginboost.soft_margin.secondary_base.SecondaryRule`
+    -> itself; another callable -> an adapter
+    (:func:`~marginboost.soft_margin.secondary_base.as_secondary_rule`: a rule object's hooks, or a
+    plain function ``fn(U, w) -> w_new``)."""
     if spec is None or (isinstance(spec, str) and spec == "none"):
         return None
     if isinstance(spec, str) and spec in SECONDARY_RULES:
         return SECONDARY_RULES[spec]()
     if not isinstance(spec, str) and callable(spec):
-        # a rule object with start() is used as is; a plain function gets the checking wrapper
-        return spec if hasattr(spec, "start") else CallableRule(spec)
+        return as_secondary_rule(spec)
     raise ValueError(f"secondary must be one of {sorted(SECONDARY_RULES) + ['none']} or a callable, got {spec!r}")
