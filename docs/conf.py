@@ -24,6 +24,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "fieldsections",
     "runexample",
+    "estimatorlist",  # the estimators' entries, from marginboost.registry (_ext/estimatorlist.py)
 ]
 
 exclude_patterns = ["_build"]
