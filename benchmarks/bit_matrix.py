@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO / "src"))  # benchmark this checkout, installed or n
 from marginboost.core.bit_matrix import BitMarginMatrix  # noqa: E402
 from marginboost.core.margin_matrix import MarginMatrix  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
-from marginboost.experiments.tables import atomic_write  # noqa: E402
+from marginboost.experiments.result_files import atomic_write  # noqa: E402
 
 SIZES = {"5300x300": (5300, 300), "7400x300": (7400, 300), "100000x100": (100_000, 100),
          "1000000x100": (1_000_000, 100)}

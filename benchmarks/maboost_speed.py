@@ -22,7 +22,7 @@ import numpy as np
 
 from marginboost.io.datasets import load_dataset
 from marginboost.experiments.metadata import collect
-from marginboost.experiments.tables import atomic_write
+from marginboost.experiments.result_files import atomic_write
 from marginboost.mirror.maboost import adaboost, maboost, madaboost, mirror_ascent_boost
 from marginboost.weak_learners import DecisionStump, EdgeTree
 

@@ -36,7 +36,7 @@ from marginboost import ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifi
 from marginboost.io.datasets import load_dataset
 from marginboost.experiments.metadata import collect, provenance_lines
 from marginboost.experiments.peers import NaiveLPBoost
-from marginboost.experiments.tables import atomic_write
+from marginboost.experiments.result_files import atomic_write
 
 DATASETS = ("ringnorm", "twonorm", "banana")
 NUS = (0.1, 0.5)

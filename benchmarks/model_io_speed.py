@@ -27,7 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from marginboost import AdaBoostClassifier
 from marginboost.experiments.metadata import collect, provenance_lines
-from marginboost.experiments.tables import atomic_write
+from marginboost.experiments.result_files import atomic_write
 from marginboost.io.model_io import load_model
 
 TARGET_S = 1.0

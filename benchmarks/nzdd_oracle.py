@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO / "src"))  # benchmark this checkout, installed or n
 from marginboost.io import datasets  # noqa: E402
 from marginboost.average_margin.frank_wolfe import average_margin_boost  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
-from marginboost.experiments.tables import atomic_write  # noqa: E402
+from marginboost.experiments.result_files import atomic_write  # noqa: E402
 from marginboost.average_margin.nzdd_stumps import build_stump_nzdd  # noqa: E402
 from marginboost.weak_learners import DecisionStump  # noqa: E402
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "src"))  # benchmark this checkout, installed or n
 sys.path.insert(0, str(REPO / "tests"))  # the sorting reference
 
 from marginboost.experiments import metadata  # noqa: E402
-from marginboost.experiments.tables import atomic_write  # noqa: E402
+from marginboost.experiments.result_files import atomic_write  # noqa: E402
 from marginboost.core.projections import capped_simplex_kl_projection  # noqa: E402
 from reference import exact_kl_projection, sorted_kl_projection  # noqa: E402
 

@@ -429,7 +429,7 @@ def read_provenance(path: Path) -> dict | None:
 
 def rerender(out: Path) -> None:
     """Rewrite ``out`` from its own raw blocks (after a change to the tables' code): same run, same header."""
-    from marginboost.experiments.tables import atomic_write
+    from marginboost.experiments.result_files import atomic_write
 
     md = read_provenance(out)
     if md is None:
@@ -561,7 +561,7 @@ def main(argv=None) -> int:
         rerender(Path(args.out))
         return 0
     from marginboost.experiments.metadata import collect, machine_facts
-    from marginboost.experiments.tables import atomic_write
+    from marginboost.experiments.result_files import atomic_write
 
     sizes = tuple(args.sizes) if args.sizes else (QUICK_SIZES if args.quick else SIZES)
     out = Path(args.out)

@@ -105,7 +105,7 @@ sys.path.insert(0, str(REPO / "src"))  # benchmark this checkout, installed or n
 
 from marginboost import LPBoostClassifier, MLPBoostClassifier  # noqa: E402
 from marginboost.experiments import metadata  # noqa: E402
-from marginboost.experiments.tables import atomic_write  # noqa: E402
+from marginboost.experiments.result_files import atomic_write  # noqa: E402
 from marginboost.io import datasets  # noqa: E402
 from marginboost.soft_margin.secondary import NewtonStepRule  # noqa: E402
 from marginboost.core.bit_matrix import BitMarginMatrix  # noqa: E402

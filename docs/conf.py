@@ -26,6 +26,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "fieldsections",
     "importlayers",
+    "estimatorlist",  # the estimators' entries, from marginboost.registry (_ext/estimatorlist.py)
 ]
 
 exclude_patterns = ["_build", "examples"]  # the examples are read through the gallery (auto_examples)

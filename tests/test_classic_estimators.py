@@ -12,12 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from marginboost.classic.adaboostv import adaboostv_rounds
 from marginboost.classic.smoothboost import smoothboost_rounds
-from marginboost.estimators.classic import (
-    AdaBoostVClassifier,
-    SmoothBoostClassifier,
-    SoftBoostClassifier,
-    TotalBoostClassifier,
-)
+from marginboost.estimators.classic import AdaBoostVClassifier, SmoothBoostClassifier
+from marginboost.estimators.totally_corrective import SoftBoostClassifier, TotalBoostClassifier
 from marginboost.estimators.soft_margin import LPBoostClassifier
 from marginboost.soft_margin.objectives import soft_margin
 from marginboost.weak_learners.ensemble_outputs import output_matrix

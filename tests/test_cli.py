@@ -629,7 +629,7 @@ def test_warnings_are_shown_once_per_place_as_python_does(capsys, monkeypatch):
     way of showing them ends with the command."""
     import warnings
 
-    import marginboost.io.datasets as datasets
+    import marginboost.cli as cli
 
     def listing():
         for _ in range(3):
@@ -637,7 +637,7 @@ def test_warnings_are_shown_once_per_place_as_python_does(capsys, monkeypatch):
         warnings.warn("another\nof two lines", RuntimeWarning)
         return {"heart": "KEEL"}
 
-    monkeypatch.setattr(datasets, "list_datasets", listing)
+    monkeypatch.setattr(cli, "list_datasets", listing)
     shown = warnings.showwarning
     code, out, err = run(capsys, "datasets")
     assert code == 0 and "heart" in out

@@ -15,7 +15,7 @@ from marginboost import (
     MLPBoostClassifier,
 )
 from marginboost.soft_margin.scheme import HISTORY_COLUMNS
-from marginboost.estimators.soft_margin import resolve_nu
+from marginboost.estimators.parameters import resolve_nu
 
 ESTIMATORS = [LPBoostClassifier, ERLPBoostClassifier, CERLPBoostClassifier, MLPBoostClassifier]
 

@@ -33,7 +33,6 @@ from marginboost import (
 )
 from marginboost.io.model_codecs import NO_STAGES, encode_hypothesis
 from marginboost.io.model_io import (
-    ESTIMATORS,
     FORMAT_VERSION,
     ModelFileError,
     load_model,
@@ -41,6 +40,7 @@ from marginboost.io.model_io import (
     model_to_dict,
     save_model,
 )
+from marginboost.registry import ESTIMATORS
 from marginboost.weak_learners import GaussianNaiveBayes
 from marginboost.weak_learners.sklearn_adapter import SklearnHypothesis
 

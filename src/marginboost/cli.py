@@ -1,7 +1,7 @@
 """The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma, bench-nzdd,
 bench-worst-case.
 
-``fit --booster NAME`` fits any classifier of the package (:data:`BOOSTERS`) and ``--model``
+``fit --booster NAME`` fits any classifier of the package (:func:`boosters`) and ``--model``
 writes it in the one model format of :mod:`marginboost.io.model_io`, which ``predict`` reads. The named
 options (``--nu``, ``--eps``, ...) set the estimator parameter of the same name and are refused
 by a booster without it; ``--param NAME=VALUE`` sets any other (e.g. ``learning_rate=0.05``).
@@ -78,38 +78,24 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.exceptions import ConvergenceWarning
 
+from marginboost import registry
 from marginboost._version import __version__
-from marginboost.estimators.average_margin import AverageMarginBoostClassifier
-from marginboost.estimators.classic import AdaBoostVClassifier, SmoothBoostClassifier, SoftBoostClassifier, TotalBoostClassifier
-from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
-from marginboost.soft_margin.fw_rules import FW_RULES
-from marginboost.weak_learners import NAMED_WEAK_LEARNERS
-from marginboost.estimators.fwboost import FWBoostClassifier
-from marginboost.estimators.gbm import GBMClassifier
-from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
 from marginboost.core.interrupts import on_interrupt
-from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from marginboost.estimators.multiclass import is_one_vs_rest
+from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
+from marginboost.io.datasets import (LabelTypeError, csv_columns, guess_header, list_datasets, load_csv,
+                                     load_csv_features, load_dataset, load_libsvm, read_csv)
+from marginboost.io.model_io import load_model
+from marginboost.soft_margin.fw_rules import FW_RULES
 from marginboost.soft_margin.secondary import SECONDARY_RULES
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS
 
-# Every classifier of the package: the command line reads labelled data only, so no regressor.
-BOOSTERS = {
-    "lpboost": LPBoostClassifier,
-    "erlpboost": ERLPBoostClassifier,
-    "cerlpboost": CERLPBoostClassifier,
-    "mlpboost": MLPBoostClassifier,
-    "totalboost": TotalBoostClassifier,
-    "softboost": SoftBoostClassifier,
-    "adaboostv": AdaBoostVClassifier,
-    "smoothboost": SmoothBoostClassifier,
-    "adaboost": AdaBoostClassifier,
-    "maboost": MABoostClassifier,
-    "madaboost": MadaBoostClassifier,
-    "averagemargin": AverageMarginBoostClassifier,
-    "fwboost": FWBoostClassifier,
-    "gbm": GBMClassifier,
-    "graphsepboost": GraphSepBoostClassifier,
-}
+
+def boosters() -> dict[str, type]:
+    """Every classifier of the package by booster name (:func:`marginboost.registry.classifiers`):
+    the command line reads labelled data only, so no regressor."""
+    return registry.classifiers()
+
 # fit's named options, each the estimator parameter of the same name (dashes for underscores).
 NAMED_PARAMS = ("nu", "eps", "weak_learner", "max_depth", "max_iter", "max_time", "step", "secondary")
 
@@ -140,8 +126,6 @@ def load_data(spec: str, label_column: str | None = None, *, header: bool | None
     ``missing_labels`` as :func:`marginboost.io.datasets.load_csv` (rows dropped are said on
     stderr). Labels of real values are a :class:`UsageError` naming the regressor of
     ``booster`` where it has one."""
-    from marginboost.io.datasets import LabelTypeError, load_csv, load_dataset, load_libsvm
-
     kind = _data_kind(spec)
     _check_header_option(spec, kind, header)
     try:
@@ -160,16 +144,14 @@ def load_data(spec: str, label_column: str | None = None, *, header: bool | None
         raise UsageError(_import_message(spec, exc)) from None
 
 
-# The regressor of a booster that has one (the command line fits classifiers only).
-REGRESSORS = {"fwboost": "FWBoostRegressor", "gbm": "GBMRegressor"}
-
-
 def _regression_advice(booster: str | None) -> str:
-    if booster in REGRESSORS:
-        return (f"for regression, fit marginboost.{REGRESSORS[booster]} (--booster {booster}'s regressor) from "
-                "Python: the command line fits classifiers")
-    return ("for regression, fit marginboost.FWBoostRegressor or GBMRegressor from Python: the command line fits "
-            "classifiers")
+    """Where to go for regression: the booster's own regressor, or else every regressor of the package."""
+    regressors = registry.regressors()
+    if booster in regressors:
+        return (f"for regression, fit marginboost.{regressors[booster].__name__} (--booster {booster}'s regressor) "
+                "from Python: the command line fits classifiers")
+    names = " or ".join(sorted(cls.__name__ for cls in regressors.values()))
+    return f"for regression, fit marginboost.{names} from Python: the command line fits classifiers"
 
 
 def _import_message(spec: str, exc: ImportError) -> str:
@@ -179,8 +161,6 @@ def _import_message(spec: str, exc: ImportError) -> str:
 def _data_kind(spec: str) -> str:
     """'bundled', 'libsvm' or 'csv'; a :class:`UsageError` for a name that is neither a bundled
     set nor a file."""
-    from marginboost.io.datasets import list_datasets
-
     if spec in list_datasets():
         return "bundled"
     path = Path(spec)
@@ -203,8 +183,6 @@ def _label_column(text: str | None) -> int | str:
 
 def _decide_header(spec: str, header: bool | None) -> bool:
     """``--header`` / ``--no-header``, or else the guess, said on stderr with its reason."""
-    from marginboost.io.datasets import guess_header
-
     if header is not None:
         return header
     try:
@@ -232,8 +210,6 @@ def _check_writable(path: str, option: str, inputs: dict | None = None) -> None:
     """Refuse, before any work, an output file that could not be written: in a missing folder,
     a folder itself, or in a folder without write permission; or one of ``inputs`` (what ->
     path, e.g. ``{"the data file": ...}``), also by another path."""
-    from marginboost.io.datasets import list_datasets
-
     target = Path(path)
     for what, source in (inputs or {}).items():
         if source is None or (what == "the data file" and source in list_datasets()):
@@ -328,7 +304,7 @@ def _binary_summary(est) -> str:
 
 def _booster_params(args) -> dict:
     """The parameters asked for on the command line, checked against the booster's own."""
-    cls = BOOSTERS[args.booster]
+    cls = boosters()[args.booster]
     accepted = cls().get_params()
     params = {}
     for name in NAMED_PARAMS:
@@ -336,7 +312,7 @@ def _booster_params(args) -> dict:
         if value is None:
             continue
         if name not in accepted:
-            takers = sorted(b for b, c in BOOSTERS.items() if name in c().get_params())
+            takers = sorted(b for b, c in boosters().items() if name in c().get_params())
             raise UsageError(f"--{name.replace('_', '-')} does not apply to --booster {args.booster} "
                              f"(it applies to {', '.join(takers)})")
         params[name] = value
@@ -352,8 +328,6 @@ def _booster_params(args) -> dict:
 
 def cmd_datasets(args) -> int:
     """``marginboost datasets``: print the bundled data sets and their sources; returns 0."""
-    from marginboost.io.datasets import list_datasets
-
     for name, source in list_datasets().items():
         print(f"{name:<14} {source}")
     return 0
@@ -366,7 +340,7 @@ def cmd_fit(args) -> int:
         _check_writable(args.model, "--model", {"the data file": args.data})
     data = load_data(args.data, args.label_column, header=args.header,
                      missing_labels="drop" if args.drop_missing_labels else "error", booster=args.booster)
-    est = BOOSTERS[args.booster](**params)
+    est = boosters()[args.booster](**params)
     start = time.perf_counter()
     est.fit(data.X, data.labels)  # a ConvergenceWarning says why the status below is no convergence
     if any(c is not None for c in data.categories):  # text columns: predict encodes its file the same way
@@ -383,8 +357,6 @@ def cmd_predict(args) -> int:
 
     ``--data`` may be a CSV file of features only (as many columns as the model has features,
     and no ``--label-column``); ``--score`` needs labels."""
-    from marginboost.io.model_io import load_model
-
     if args.output:
         _check_writable(args.output, "--output", {"the data file": args.data, "the model file": args.model})
     est = load_model(args.model)
@@ -422,8 +394,6 @@ def _predict_csv(args, n_features: int, stored):
     """``(X, scored_X, labels)`` of a CSV file for ``predict``: every row's features, encoded
     with the model's categories (``stored``; None: numbers only), and for ``--score`` the
     labelled rows' features and labels (``scored_X`` is ``X`` when every row has a label)."""
-    from marginboost.io.datasets import csv_columns, load_csv_features, read_csv
-
     path = args.data
     try:
         columns = csv_columns(path)
@@ -502,10 +472,9 @@ def cmd_demo(args) -> int:
 def cmd_bench(args) -> int:
     """``marginboost bench``: paper 000's Tables 2-3 and Figures 1-5 (:func:`.experiments.run_benchmark`); 130 if interrupted."""
     try:
-        from marginboost.experiments import run_benchmark
+        from marginboost.experiments import run_benchmark  # lazy: bench only (start-up time)
     except ImportError as exc:
         raise UsageError(f"the benchmark needs the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
-    from marginboost.io.datasets import list_datasets
 
     unknown = [name for name in args.datasets or [] if name not in list_datasets()]
     if unknown:
@@ -557,7 +526,7 @@ def _none_is_empty(names):
 
 def cmd_bench_fw(args) -> int:
     """``marginboost bench-fw``: paper 001's FWBoost experiments (:mod:`.experiments.fw_experiments`); returns 0."""
-    from marginboost.experiments.fw_experiments import run_fw_experiments
+    from marginboost.experiments.fw_experiments import run_fw_experiments  # lazy: bench only (start-up time)
 
     if args.splits is not None and args.splits < 1:
         raise UsageError(f"--splits must be at least 1, got {args.splits}")
@@ -572,8 +541,7 @@ def cmd_bench_fw(args) -> int:
 
 def cmd_bench_nzdd(args) -> int:
     """``marginboost bench-nzdd``: paper 003's Table 2 (:mod:`.experiments.nzdd_experiments`); returns 0."""
-    from marginboost.io.datasets import list_datasets
-    from marginboost.experiments.nzdd_experiments import run_nzdd_experiments
+    from marginboost.experiments.nzdd_experiments import run_nzdd_experiments  # lazy: bench only (start-up time)
 
     unknown = [n for n in args.datasets or [] if n not in list_datasets()
                and not (n.startswith("twonorm_") and n[len("twonorm_"):].isdigit())]
@@ -597,7 +565,7 @@ def cmd_bench_nzdd(args) -> int:
 def cmd_bench_worst_case(args) -> int:
     """``marginboost bench-worst-case``: rounds of LPBoost against MLPBoost and ERLPBoost on the worst case
     (paper 000, section 5; :mod:`.experiments.worst_case`); returns 0."""
-    from marginboost.experiments.worst_case import run_worst_case
+    from marginboost.experiments.worst_case import run_worst_case  # lazy: bench only (start-up time)
 
     out = _out_dir(args, "bench-worst-case")
     run_worst_case(out, sizes=args.m, eps=args.eps, quick=args.quick, progress=print)
@@ -608,7 +576,7 @@ def cmd_bench_worst_case(args) -> int:
 def cmd_bench_ma(args) -> int:
     """``marginboost bench-ma``: paper 002's MABoost experiments (:mod:`.experiments.ma_experiments`); returns 0."""
     try:
-        from marginboost.experiments.ma_experiments import run_ma_experiments
+        from marginboost.experiments.ma_experiments import run_ma_experiments  # lazy: bench only (start-up time)
     except ImportError as exc:
         raise UsageError(f"the MABoost experiments need the 'bench' extra (pip install 'marginboost[bench]'): {exc}")
     out = _out_dir(args, "bench-ma")
@@ -643,7 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit = sub.add_parser("fit", parents=[data_args], help="fit a booster and print the training summary",
                          description="Fit a booster; an option left out takes the booster's own default, and an "
                                      "option the booster has no parameter for is refused.")
-    fit.add_argument("--booster", choices=sorted(BOOSTERS), default="mlpboost")
+    fit.add_argument("--booster", choices=sorted(boosters()), default="mlpboost")
     fit.add_argument("--nu", type=_nu, help="capping parameter: a count (int) or a fraction (float)")
     fit.add_argument("--eps", type=float, help="target accuracy (> 0)")
     fit.add_argument("--weak-learner", choices=list(NAMED_WEAK_LEARNERS))

@@ -1,8 +1,8 @@
 """Boosting with an average-margin oracle: Algorithm 1 of paper 003 (appendix A.2).
 
 Mitsuboshi, Hatano, Takimoto, "A New Scheme for Boosting with an Average Margin Distribution
-Oracle". Notation of design.md: ``m`` examples, margins ``u_h = y * h(X)``, capped simplex
-``P(m, nu)``, soft margin ``rho(w) = min_{d in P(m, nu)} d @ U w``.
+Oracle". Notation of the docs (docs/notation.rst): ``m`` examples, margins ``u_h = y * h(X)``,
+capped simplex ``P(m, nu)``, soft margin ``rho(w) = min_{d in P(m, nu)} d @ U w``.
 
 Entropy-regularising the soft-margin LP over ``H_S`` (003 eq. 2) gives the dual (003 eq. 3)
 

@@ -1,7 +1,8 @@
 """Ctrl-C during ``fit``: keep the model of the rounds completed, or re-raise.
 
-Every boosting loop of the package catches ``KeyboardInterrupt``. With the policy ``'keep'``
-(the default) it stops there and returns the model of the rounds it completed, as a
+The round driver, :func:`marginboost.core.rounds.run_rounds`, which runs every boosting loop of
+the package, catches ``KeyboardInterrupt`` (the loops themselves do not). With the policy
+``'keep'`` (the default) it stops there and returns the model of the rounds completed, as a
 ``max_iter`` of that many rounds would have, with status ``'interrupted'``; the estimator
 sets ``status_ = 'interrupted'`` and warns with :class:`FitInterruptedWarning`. With
 ``'raise'`` the interrupt propagates. An interrupt before the first round completes always
@@ -20,12 +21,13 @@ and a runner of many fits (a grid search, a benchmark) sets it once for all of t
 parameter would have to reach every estimator it builds. It is a :class:`contextvars.ContextVar`;
 only the main thread receives ``KeyboardInterrupt``.
 
-How a loop stays consistent wherever the interrupt lands (in the weak learner, in a solver,
-in the bookkeeping): a round first appends its history row, then commits its state in one
-assignment (``kept = ...``: the weights or margins the result is built from, never modified
-in place afterwards), and only then logs its weights path. On an interrupt the loop goes
-back to ``kept``: lists are cut to the committed rounds, and a path that misses the committed
-round's entry (interrupted between the commit and the log) gets it.
+How the driver keeps a fit consistent wherever the interrupt lands (in the weak learner, in a
+solver, in the bookkeeping, in a callback): a round first appends its history row, then commits
+the state its loop's step returned in one assignment (``kept = ...``; a step never modifies a
+state in place once it returned it), and only then logs its weights path. On an interrupt the
+driver goes back to ``kept``: the history is cut to the committed rounds, a path that misses the
+committed round's entry (interrupted between the commit and the log) gets it, and the loop
+builds its result from that state.
 """
 from __future__ import annotations
 
@@ -59,7 +61,7 @@ def on_interrupt(policy: str):
 
 
 def keep_interrupted(kept) -> bool:
-    """For a loop's ``except KeyboardInterrupt``: True to stop with the committed state
+    """For the driver's ``except KeyboardInterrupt``: True to stop with the committed state
     ``kept``, False to re-raise (policy ``'raise'``, or ``kept`` None: no round completed)."""
     return kept is not None and _policy.get() == "keep"
 

@@ -21,8 +21,9 @@ root of the derivative. Two searches find it:
   with the same rounds.
 
 The signs are tested in ``tests/test_fw_rules.py`` and ``tests/test_newton_line_search.py``
-against a brute-force grid, because a reversed sign here (as in an earlier Rust
-implementation, design.md) silently turns every step into a full step.
+against a brute-force grid, because a reversed sign here (as in the line search of
+miniboosts 0.4, the Rust crate of the authors of paper 000) silently turns every step into a
+full step.
 """
 from __future__ import annotations
 

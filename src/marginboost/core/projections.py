@@ -1,6 +1,6 @@
 """Projections onto the (capped) probability simplex.
 
-Notation (design.md): ``m`` examples, capped simplex
+Notation (docs/notation.rst): ``m`` examples, capped simplex
 
     P(m, nu) = {d in [0, 1/nu]^m : sum_i d_i = 1},   1 <= nu <= m.
 

@@ -39,9 +39,10 @@ from marginboost.estimators.binary import BinaryClassifierMixin, vote_probabilit
 from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.estimators.soft_margin import resolve_nu
+from marginboost.estimators.parameters import resolve_nu
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_file import ModelFileMixin
 from marginboost.soft_margin.objectives import soft_margin
 
 __all__ = ["AverageMarginBoostClassifier"]
@@ -99,14 +100,14 @@ class _StoredVote:
 
 
 class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
-                                   BaseEstimator):
+                                   BaseEstimator, booster="averagemargin"):
     """Boosting with an average-margin oracle over an NZDD of decision stumps (paper 003).
 
     Parameters
     ----------
     nu : int or float, default=0.1
         Capping parameter: an int is a count in [1, m], a float in (0, 1] a fraction of m,
-        a float > 1 a count (as :func:`marginboost.estimators.soft_margin.resolve_nu`).
+        a float > 1 a count (as :func:`marginboost.estimators.parameters.resolve_nu`).
     eps : float > 0, default=0.01
         Target accuracy: at convergence the soft margin of ``w`` is within ``eps`` of the
         optimum over all stumps.

@@ -1,7 +1,7 @@
 """What every classifier of the package shares: labels to {-1, +1}, the sign rule, staging,
 probabilities, and more than two classes by one-vs-rest (:mod:`marginboost.estimators.multiclass`).
 
-Every booster here works with labels ``y in {-1, +1}`` (design.md): with two classes
+Every booster here works with labels ``y in {-1, +1}`` (docs/notation.rst): with two classes
 ``classes_[1]`` is +1, ``decision_function(X) > 0`` predicts it and anything else (ties
 included) ``classes_[0]``. With more, the K binary models of :mod:`marginboost.estimators.multiclass` vote by their
 largest decision value.
@@ -16,7 +16,7 @@ from marginboost.estimators.base import eval_pair, staged_votes, weighted_vote
 from marginboost.estimators.compat import available_if
 from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners.ensemble_outputs import iter_outputs
-from marginboost.estimators.multiclass import per_class, predicted_index, probabilities
+from marginboost.estimators.multiclass import per_class, predicted_index, probabilities, summarise
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import NO_STAGES
 
@@ -93,6 +93,11 @@ class BinaryClassifierMixin:
         if unknown.size:
             raise ValueError(f"eval_set: y_val holds labels not in the training labels: {unknown.tolist()[:10]}")
         return X_val, np.where(y_val == self.classes_[1], 1.0, -1.0)
+
+    def _summarise_classes(self) -> None:
+        """The per-class attributes of a one-vs-rest model from its K binary models; model files
+        call it on a loaded one (:mod:`marginboost.io.model_io`, which imports no estimator)."""
+        summarise(self)
 
     def _probability_link(self):
         """The binary model's map from its decision value to the probability of ``classes_[1]``

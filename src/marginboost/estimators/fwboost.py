@@ -76,7 +76,8 @@ from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMi
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost_loop, regression_oracle
 from marginboost.functional.losses import LOSSES, check_targets, resolve_loss
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import NO_STAGES, Count, ModelFileMixin, Real, Text, Vector
+from marginboost.io.model_codecs import NO_STAGES, Count, Real, Text, Vector
+from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners import resolve_weak_learner
 from marginboost.weak_learners.regression import resolve_regression_learner
 
@@ -162,7 +163,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         yield from staged_votes(hypothesis_rows(self, X), coefs, self.offset_)
 
 
-class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase):
+class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster="fwboost"):
     """FWBoost for regression (001 Algorithms 2-5); see the module docstring for parameters.
 
     init : 'constant' (default: ``offset = argmin_c L(c)``, e.g. the mean for the squared
@@ -206,7 +207,8 @@ class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase):
         return self.init
 
 
-class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _FWBoostBase):
+class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _FWBoostBase,
+                        booster="fwboost"):
     """FWBoost for classification, labels mapped to ``y in {-1, +1}`` (``classes_[1]`` is +1)
     and ``F_0 = 0``. With ``loss='exponential'``, ``variant='C'`` it is AdaBoost.FW (001
     Algorithm 6; :func:`marginboost.functional.fwboost.adaboost_fw` is the same fit written as reweighting).

@@ -86,7 +86,8 @@ from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMi
 from marginboost.functional.gbm import LEAF_UPDATES, gbm_loop
 from marginboost.functional.losses import LOSSES, resolve_loss
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import Count, ModelFileMixin, Real
+from marginboost.io.model_codecs import Count, Real
+from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners.regression import resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
@@ -166,7 +167,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
             yield Z + float(self.init_)
 
 
-class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase):
+class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase, booster="gbm"):
     """Gradient boosting for regression; parameters in the module docstring.
 
     Defaults: squared loss, ``leaf_update='mean'`` (plain GBM: the tree fit to the negative
@@ -195,7 +196,7 @@ class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase):
         self.warm_start = warm_start
 
 
-class GBMClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _GBMBase):
+class GBMClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _GBMBase, booster="gbm"):
     """Gradient boosting for classification, labels mapped to ``y in {-1, +1}``
     (``classes_[1]`` is +1); parameters in the module docstring.
 

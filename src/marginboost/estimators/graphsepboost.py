@@ -18,7 +18,8 @@ from marginboost.estimators.binary import BinaryClassifierMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.io.model_codecs import Codes, Count, ModelFileMixin, Text
+from marginboost.io.model_codecs import Codes, Count, Text
+from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 from marginboost.weak_learners.ensemble_outputs import iter_outputs
 
@@ -26,7 +27,7 @@ __all__ = ["GraphSepBoostClassifier"]
 
 
 class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifierMixin, ClassifierMixin,
-                              BaseEstimator):
+                              BaseEstimator, booster="graphsepboost"):
     """GraphSepBoost: reweight by the degree in the graph of not-yet-separated pairs of
     opposite labels until no pair is left; predict from the code ``(b_1(x), ..., b_T(x))``.
 

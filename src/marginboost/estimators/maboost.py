@@ -42,7 +42,8 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_file import ModelFileMixin
 from marginboost.mirror.bregman import REGULARIZERS
 from marginboost.mirror.maboost import (MADABOOST_STEPS, MAX_LEARNING_RATE, UPDATES, VARIANTS, MirrorAscentLoop,
                                         adaboost, maboost, madaboost)
@@ -223,7 +224,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
             yield (score + 0.0) / total if total > 0 else np.zeros(rows.shape[1])
 
 
-class MABoostClassifier(_MirrorBoostClassifier):
+class MABoostClassifier(_MirrorBoostClassifier, booster="maboost"):
     """MABoost / LAMABoost: boosting by mirror ascent on the sample distribution (002 Algorithm 1).
 
     Parameters
@@ -327,7 +328,7 @@ class MABoostClassifier(_MirrorBoostClassifier):
                        float(self.sparsity), float(self.learning_rate), weights)
 
 
-class MadaBoostClassifier(_MirrorBoostClassifier):
+class MadaBoostClassifier(_MirrorBoostClassifier, booster="madaboost"):
     """MadaBoost as double-projection LAMABoost (002 Algorithm 3, Theorem 5).
 
     Weights ``w_t ~ min(1, exp(-sum_{s<t} eta_s y_i h_s(x_i)))``: AdaBoost's, capped at the
@@ -395,7 +396,7 @@ class MadaBoostClassifier(_MirrorBoostClassifier):
         return madaboost(m, self.step, float(self.learning_rate), weights)
 
 
-class AdaBoostClassifier(_MirrorBoostClassifier):
+class AdaBoostClassifier(_MirrorBoostClassifier, booster="adaboost"):
     """AdaBoost (Freund and Schapire 1997) run by the mirror-ascent loop of MABoost.
 
     ``w_{t+1} ~ w_t exp(-eta_t y h_t(x))`` with ``eta_t = lr * 1/2 ln((1 + gamma_t)/(1 - gamma_t))``

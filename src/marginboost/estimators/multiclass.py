@@ -1,6 +1,6 @@
 """More than two classes for every classifier of the package: one-vs-rest.
 
-Every booster here separates two classes (labels in {-1, +1}, design.md). Given K > 2 classes,
+Every booster here separates two classes (labels in {-1, +1}, docs/notation.rst). Given K > 2 classes,
 a classifier fits K binary models with its own parameters, model k separating ``classes_[k]``
 (its label 1) from all the other classes (label 0), and predicts the class of the largest
 decision value, the first such class on ties. With two classes nothing changes: the model is

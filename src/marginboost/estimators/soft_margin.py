@@ -13,10 +13,9 @@ The fitted model is ``H(x) = sum_j w_j h_j(x)`` with ``w`` on the simplex, so
 ``decision_function`` lies in [-1, 1] and ``predict`` is its sign. The soft margin the fit
 reaches, ``margin_``, is the mean of the ``nu`` smallest training margins ``y_i H(x_i)``.
 
-``nu`` (the capping parameter, ``1 <= nu <= m``) may be given as a count or a fraction:
-an ``int`` is a count of examples, a ``float`` in (0, 1] a fraction of ``m`` (the result is
-raised to 1 if smaller: nu = 1 is the hard margin), a ``float`` > 1 a (possibly fractional)
-count. So ``nu=1`` is the hard margin and ``nu=1.0`` is ``nu = m``.
+``nu`` (the capping parameter, ``1 <= nu <= m``) may be given as a count or a fraction
+(:func:`marginboost.estimators.parameters.resolve_nu`): ``nu=1`` is the hard margin and
+``nu=1.0`` is ``nu = m``.
 
 ``warm_start=True`` continues with the same ``nu`` only (the rounds so far were fitted on
 ``P(m, nu)``), and with the same ``eps`` but in LPBoost, where ``eps`` is the stopping tolerance
@@ -38,8 +37,10 @@ from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMix
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest
+from marginboost.estimators.parameters import resolve_nu
 from marginboost.estimators.sample_weights import positive_weights
-from marginboost.io.model_codecs import Count, ModelFileMixin, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_file import ModelFileMixin
 from marginboost.soft_margin import algorithms
 from marginboost.soft_margin.algorithms import Assembly
 from marginboost.soft_margin.fw_rules import FW_RULES
@@ -47,23 +48,6 @@ from marginboost.soft_margin.objectives import MIN_EPS, entropy_eta
 from marginboost.soft_margin.scheme import HISTORY_COLUMNS
 from marginboost.soft_margin.secondary import SECONDARY_RULES
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
-
-
-def resolve_nu(nu, m: int, rows: str = "") -> float:
-    """Turn the ``nu`` parameter (count or fraction, see module doc) into a count in [1, m].
-    ``rows``: where ``m`` comes from, said in the error when it is not the rows given to fit
-    (:meth:`marginboost.estimators.base.BoostingEstimator._training_rows`)."""
-    if isinstance(nu, numbers.Integral):
-        value = float(nu)
-    elif nu <= 1.0:
-        value = max(float(nu) * m, 1.0)
-    else:
-        value = float(nu)
-    if not 1.0 <= value <= m:
-        raise ValueError(
-            f"nu must be a count in [1, m] = [1, {m}] or a fraction in (0, 1]; got nu={nu!r}{rows}"
-        )
-    return value
 
 
 class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin, BinaryClassifierMixin,
@@ -211,7 +195,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         return algorithms.soft_margin_loop(self._assembly(), oracle, y_pm, self.nu_, self.eps, weights)
 
 
-class LPBoostClassifier(_SoftMarginBoostClassifier):
+class LPBoostClassifier(_SoftMarginBoostClassifier, booster="lpboost"):
     """LPBoost (Demiriz, Bennett, Shawe-Taylor 2002): fully corrective FW on the soft margin.
 
     Each round solves the restricted master LP over the hypotheses so far (000 eq. 8/13) with
@@ -237,7 +221,7 @@ class LPBoostClassifier(_SoftMarginBoostClassifier):
         return result, (result.gap <= loop.tol if result.status == Status.CONVERGED else None)
 
 
-class ERLPBoostClassifier(_SoftMarginBoostClassifier):
+class ERLPBoostClassifier(_SoftMarginBoostClassifier, booster="erlpboost"):
     """ERLPBoost (Warmuth, Glocer, Vishwanathan 2008): fully corrective FW on the smoothed margin.
 
     Each round maximises ``rho~(U w) = -f~*(-U w)`` over the hypotheses so far (000 eq. 14)
@@ -248,14 +232,14 @@ class ERLPBoostClassifier(_SoftMarginBoostClassifier):
         return algorithms.ERLPBOOST
 
 
-class CERLPBoostClassifier(_SoftMarginBoostClassifier):
+class CERLPBoostClassifier(_SoftMarginBoostClassifier, booster="cerlpboost"):
     """C-ERLPBoost (Shalev-Shwartz and Singer 2010): FW with the short step (000 Algorithm 3)."""
 
     def _assembly(self):
         return algorithms.CERLPBOOST
 
 
-class MLPBoostClassifier(_SoftMarginBoostClassifier):
+class MLPBoostClassifier(_SoftMarginBoostClassifier, booster="mlpboost"):
     """The generic scheme of 000 (Algorithm 1); with ``secondary='lp'`` it is MLPBoost.
 
     Parameters
@@ -296,5 +280,4 @@ __all__ = [
     "HISTORY_COLUMNS",
     "LPBoostClassifier",
     "MLPBoostClassifier",
-    "resolve_nu",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from marginboost.experiments.result_files import jsonable
 from marginboost.experiments.runner import label_of
 
 COLORS = {"lpboost": "tab:blue", "erlpboost": "tab:orange", "cerlpboost": "tab:green", "ss_only": "tab:olive",
@@ -119,8 +120,6 @@ def _time_axis(ax, runs, boosters, y_key, y_label, dataset) -> None:
 
 
 def _provenance(results) -> dict:
-    from marginboost.experiments.tables import jsonable
-
     md = results["metadata"]
     comment = {"metadata": md, "datasets": results["datasets"], "state": results["state"]}
     return {"software": f"marginboost {md['marginboost_version']}",

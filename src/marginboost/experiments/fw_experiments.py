@@ -57,9 +57,10 @@ from marginboost.functional.fwboost import regression_oracle
 from marginboost.estimators.fwboost import FWBoostClassifier, FWBoostRegressor
 from marginboost.core.interrupts import on_interrupt
 from marginboost.functional.losses import SquaredLoss
+from marginboost.io.datasets import load_dataset
 from marginboost.weak_learners.regression import LeastSquaresTree
 from marginboost.experiments import metadata
-from marginboost.experiments.tables import atomic_write, csv_text, jsonable
+from marginboost.experiments.result_files import atomic_write, csv_text, jsonable
 
 __all__ = ["FULL", "QUICK", "make_fw_figures", "run_fw_experiments", "write_fw_results"]
 
@@ -256,8 +257,6 @@ def _warm_up():
 @on_interrupt("raise")  # Ctrl-C ends the run: an interrupted fit must not enter the tables
 def run_fw_experiments(out_dir=None, *, quick=False, seed=0, splits=None, rounds=None, progress=None) -> dict:
     """Run 001's experiments (module doc); write the results to ``out_dir`` if given."""
-    from marginboost.io.datasets import load_dataset
-
     cfg = dict(QUICK if quick else FULL)
     if splits is not None:
         cfg["splits"] = splits

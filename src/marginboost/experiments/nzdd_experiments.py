@@ -44,7 +44,7 @@ from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostCl
 from marginboost.core.interrupts import on_interrupt
 from marginboost.average_margin.nzdd_stumps import build_stump_nzdd
 from marginboost.experiments import metadata
-from marginboost.experiments.tables import atomic_write, csv_text, jsonable
+from marginboost.experiments.result_files import atomic_write, csv_text, jsonable
 
 __all__ = ["BOOSTERS", "FULL", "QUICK", "load", "run_nzdd_experiments", "table2_markdown"]
 

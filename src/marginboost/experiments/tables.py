@@ -17,11 +17,8 @@ CSV: read with ``pandas.read_csv(path, comment='#')``) and lists the data sets' 
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +27,7 @@ from marginboost.experiments import metadata as meta
 from marginboost.experiments import paper
 from marginboost.experiments.figures import FIG4_BOOSTERS, collect_curves
 from marginboost.experiments.peers import NAIVE_LPBOOST
+from marginboost.experiments.result_files import atomic_write, csv_text, jsonable
 from marginboost.experiments.runner import BOOSTERS, label_of
 
 TABLE2_FIELDS = ("dataset", "booster", "label", "m_train", "p", "nus", "runs", "timeouts", "mean_seconds",
@@ -830,45 +828,6 @@ def section5_markdown(results) -> str:
                        f"| {r['paper_verdict'] or '-'} |")
     notes = data_notes_markdown(results)
     return "\n".join(out) + "\n" + ("\n" + notes if notes else "")
-
-
-# --------------------------------------------------------------------------------- writers
-def jsonable(obj):
-    """Plain JSON types; non-finite floats become None (strict JSON has no NaN/Infinity)."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer, int)):
-        return int(obj)
-    if isinstance(obj, (np.floating, float)):
-        return float(obj) if math.isfinite(obj) else None
-    return obj
-
-
-def atomic_write(path: Path, text: str) -> Path:
-    """Write via a temporary file and rename: Ctrl-C during a write never leaves half a file."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-    return path
-
-
-def csv_text(rows, fields, metadata) -> str:
-    """CSV of ``rows`` (dicts) over ``fields``, after a ``# metadata: {...}`` JSON comment line."""
-    buf = io.StringIO()
-    buf.write("# metadata: " + json.dumps(jsonable(metadata), sort_keys=True) + "\n")
-    writer = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore", lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: (json.dumps(jsonable(v)) if isinstance(v, (dict, list, tuple)) else
-                             ("" if v is None else v)) for k, v in row.items()})
-    return buf.getvalue()
 
 
 RUN_FIELDS = ("dataset", "kind", "phase", "booster", "label", "nu", "nu_count", "eps", "max_time", "m_train",

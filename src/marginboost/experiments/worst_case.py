@@ -31,6 +31,8 @@ import numpy as np
 
 from marginboost.estimators.soft_margin import ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
 from marginboost.experiments import metadata as meta
+from marginboost.experiments.figures import COLORS
+from marginboost.experiments.result_files import atomic_write, csv_text, jsonable
 from marginboost.weak_learners import WorstCaseLearner, make_lpboost_worst_case
 from marginboost.weak_learners.worst_case import lpboost_worst_case_margins
 
@@ -172,8 +174,6 @@ def worst_case_markdown(results) -> str:
 
 def write_worst_case(results, out_dir, figure=True) -> list[Path]:
     """Write worst_case.md/.csv/.json (and .png with matplotlib) to ``out_dir``."""
-    from marginboost.experiments.tables import atomic_write, csv_text, jsonable
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = [atomic_write(out / "worst_case.md", worst_case_markdown(results)),
@@ -186,9 +186,6 @@ def write_worst_case(results, out_dir, figure=True) -> list[Path]:
 
 def _figure(results, path: Path) -> Path:
     from matplotlib.figure import Figure
-
-    from marginboost.experiments.figures import COLORS
-    from marginboost.experiments.tables import jsonable
 
     rows = results["rows"]
     sizes = sorted({r["m"] for r in rows})

@@ -5,7 +5,8 @@ and strings looked up in fixed tables, so a file can describe a model but never 
 Every decoder checks type, length, range and finiteness and raises :class:`ModelFileError`
 saying what it expected. The envelope of a file (format, version, estimator, parameters,
 labels) is in :mod:`marginboost.io.model_io`; an estimator declares what else it stores with
-:class:`ModelFileMixin`.
+:class:`~marginboost.io.model_file.ModelFileMixin`, in the fields below (:class:`Real`,
+:class:`Count`, :class:`Text`, :class:`Vector`, :class:`Codes`).
 
 Hypotheses (``type`` picks the decoder; the class is matched exactly, so a subclass of a
 known type is not mistaken for it)::
@@ -37,7 +38,6 @@ __all__ = [
     "Count",
     "MAX_MODEL_BYTES",
     "ModelFileError",
-    "ModelFileMixin",
     "NO_STAGES",
     "Real",
     "Text",
@@ -287,57 +287,3 @@ class Codes:
         codes = np.array(rows, dtype=np.int64).reshape(len(rows), n_hypotheses)
         require(bool(np.all(np.abs(codes) == 1)), f"{where} must hold +1 and -1 only")
         return codes.astype(np.int8)
-
-
-MODEL_CLASSES: dict[str, type] = {}  # class name -> estimator class, as model files name them
-
-
-class ModelFileMixin:
-    """``save(path)`` and ``load(path)`` in the format of :mod:`marginboost.io.model_io`.
-
-    A class declares, besides its hypotheses, labels and parameters (which every file holds):
-
-    ``_model_state``: ``{attribute: field}``, the fitted attributes its file stores; in the
-        file's ``state`` object each is named without its trailing underscore.
-    ``_model_unsaved``: fitted attributes a file does not store (per-round or per-example
-        data); they are None on a loaded model.
-    ``_model_prune``: the name of a weight vector whose zeros ``decision_function`` skips:
-        those hypotheses (and their zero weights) are left out of the file.
-
-    and a method ``_stored_vote()``: the model as the weighted vote its decision function sums,
-    with its family's invariants (a :class:`~marginboost.io.model_checks.StoredVote`), or None
-    for a model that is no weighted vote; loading checks them. (A method of each family, not a
-    default here: the weighted-vote classifiers take theirs from a mixin after this one.)
-    """
-
-    _model_state: dict = {}
-    _model_unsaved: tuple = ()
-    _model_prune: str | None = None
-
-    def __init_subclass__(cls, **kwargs):
-        """Register every public estimator class of the package in :data:`MODEL_CLASSES`.
-
-        Private bases (a leading underscore) are not models of their own; a user's subclass
-        is not registered, since its file could not promise to load as the same class."""
-        super().__init_subclass__(**kwargs)
-        if not cls.__name__.startswith("_") and cls.__module__.startswith("marginboost."):
-            MODEL_CLASSES[cls.__name__] = cls
-
-    def _derive_from_stored(self) -> None:
-        """Compute what predict needs from the stored attributes (nothing by default); called
-        on a loaded model."""
-
-    def save(self, path) -> None:
-        """Write the fitted model to ``path`` as versioned JSON (:mod:`marginboost.io.model_io`)."""
-        from marginboost.io.model_io import save_model
-
-        save_model(self, path)
-
-    @classmethod
-    def load(cls, path, max_bytes: int | None = MAX_MODEL_BYTES):
-        """Read a model file written by :meth:`save`; returns the fitted estimator, which must
-        be an instance of this class (or a subclass). ``max_bytes``: refuse a larger file, as
-        :func:`~marginboost.io.model_io.load_model` does (None: no limit)."""
-        from marginboost.io.model_io import load_model
-
-        return load_model(path, expected=cls, max_bytes=max_bytes)

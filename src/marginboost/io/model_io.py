@@ -4,7 +4,7 @@ A file holds everything ``predict`` and ``decision_function`` need, and nothing 
 
     {
       "format": "marginboost-model", "format_version": 3, "marginboost_version": "0.1.0",
-      "estimator": "GBMClassifier",                 a class name of ESTIMATORS
+      "estimator": "GBMClassifier",                 a class name of marginboost.registry.ESTIMATORS
       "params": {...},                              get_params(): strings, numbers, booleans, null
                                                     ('callbacks' is stored as null: run-time only)
       "n_features_in": p,
@@ -95,7 +95,6 @@ from sklearn.base import ClassifierMixin, clone
 from marginboost._version import __version__
 from marginboost.io.model_codecs import (
     MAX_MODEL_BYTES,
-    MODEL_CLASSES,
     ModelFileError,
     check_keys,
     decode_hypothesis,
@@ -104,9 +103,9 @@ from marginboost.io.model_codecs import (
     require,
 )
 from marginboost.io.model_checks import check_stored_vote
-from marginboost.estimators.multiclass import is_one_vs_rest, summarise
+from marginboost.registry import ESTIMATORS
 
-__all__ = ["ESTIMATORS", "FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "load_model",
+__all__ = ["FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "load_model",
            "model_from_dict", "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
@@ -115,9 +114,6 @@ FORMAT_VERSION = 3
 _RENAMED_PARAMS = {2: {"n_estimators": "max_iter", "fw": "step"}}
 # Parameters that only steer a run (callables): a file stores them as null.
 _RUN_ONLY_PARAMS = ("callbacks",)
-# Filled by the estimators themselves (ModelFileMixin.__init_subclass__): importing
-# marginboost, which every import of this module does first, registers all of them.
-ESTIMATORS = MODEL_CLASSES
 _HEADER = {"format", "format_version", "marginboost_version", "estimator", "params", "n_features_in"}
 _MODEL = {"hypotheses", "state"}  # one binary model (or a regressor); K of them under "estimators"
 _LABELS = {"classes", "classes_dtype"}
@@ -210,7 +206,7 @@ def model_to_dict(estimator) -> dict:
     name = cls.__name__
     if ESTIMATORS.get(name) is not cls:
         raise TypeError(f"cannot save a {name}: model files support {sorted(ESTIMATORS)}")
-    if not (hasattr(estimator, "hypotheses_") or is_one_vs_rest(estimator)):
+    if not (hasattr(estimator, "hypotheses_") or _is_one_vs_rest(estimator)):
         raise ValueError(f"this {name} is not fitted yet: call fit before saving")
     params = _params_to_json(estimator)
     doc = {
@@ -228,11 +224,17 @@ def model_to_dict(estimator) -> dict:
     if issubclass(cls, ClassifierMixin):
         doc["classes"] = _labels_to_json(estimator.classes_)
         doc["classes_dtype"] = estimator.classes_.dtype.str
-    if is_one_vs_rest(estimator):
+    if _is_one_vs_rest(estimator):
         doc["estimators"] = [_model_to_dict(model) for model in estimator.estimators_]
     else:
         doc.update(_model_to_dict(estimator))
     return doc
+
+
+def _is_one_vs_rest(estimator) -> bool:
+    """A classifier of more than two classes: its K binary models are its ``estimators_``
+    (:mod:`marginboost.estimators.multiclass`)."""
+    return hasattr(estimator, "estimators_")
 
 
 def _model_to_dict(estimator) -> dict:
@@ -324,7 +326,7 @@ def model_from_dict(doc):
         model.classes_ = np.array([0, 1])  # 1: classes_[k], as one_vs_rest fits it
         _model_from_dict(model, body, n_features, f"{where} ")
         estimator.estimators_.append(model)
-    summarise(estimator)
+    estimator._summarise_classes()
     return estimator
 
 

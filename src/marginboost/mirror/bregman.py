@@ -16,7 +16,7 @@ The Bregman projection of a point ``z`` onto a convex set ``S`` is (002 Definiti
 Every projection here takes the *mirror image* ``theta = grad R(z)`` of the point, not ``z``:
 for the entropy that is ``ln z``, so the lazy update, whose ``theta`` grows without bound,
 never overflows, and zero weights are ``theta = -inf``. The sets used by MABoost (``m``
-examples; design.md's capped simplex ``P(m, nu)``):
+examples; the capped simplex ``P(m, nu)`` of docs/notation.rst):
 
 ======================  ======================================  ======================================
 set S                   KL projection                           Euclidean projection

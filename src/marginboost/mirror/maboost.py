@@ -1,6 +1,6 @@
 """MABoost: boosting as online mirror ascent (paper 002: Naghibi and Pfister, NIPS 2014).
 
-Notation (design.md): ``m`` examples, ``y`` in {-1, +1}, hypothesis ``h_t`` with margin
+Notation (docs/notation.rst): ``m`` examples, ``y`` in {-1, +1}, hypothesis ``h_t`` with margin
 vector ``u_t = y * h_t(X)`` (002 calls it the loss vector ``d_t``), edge under ``w_t``:
 ``gamma_t = w_t @ u_t``. With a regulariser ``R`` (:mod:`marginboost.mirror.bregman`: negative entropy or
 squared l2), a convex set ``K`` and ``L >= ||u_t||_*^2`` (``L = 1`` for the entropy, whose

@@ -10,7 +10,8 @@ The LP is the row form of :mod:`marginboost.soft_margin.restricted_lp` (paper 00
 with one logical ``s_r`` per row. Why a solver of our own: the basis has only ``R = t + 1``
 rows, but every ``d_i`` column is dense (``u_k`` has no zero), so HiGHS' sparse LU and its
 pricing over 12-byte sparse entries spend about 0.8 ms a pivot at ringnorm's 7400 x 190
-(design.md, "Performance facts"), and a round needs 100-400 pivots. Here
+(measured on this project's 2-core test machine; ``benchmarks/lp_master.py`` compares the two
+masters), and a round needs 100-400 pivots. Here
 
 * the basis inverse ``B^-1`` is kept explicitly (R x R, updated by the product form in
   O(R^2) a pivot, together with the new row norms; recomputed by LAPACK every
