@@ -13,7 +13,9 @@ another point within the same tolerance), and when its face Hessian went to floa
 when its face step went from the LU of the bordered KKT system to a Cholesky solve (issue 17).
 The two average-margin cases' ``history.round`` is one more than recorded: their rounds count
 from 1 since the iteration contract (issue 30; iterate ``d^0`` is round 1), where they counted
-from 0; their models, ``n_iter`` and other columns are as recorded.
+from 0; their models, ``n_iter`` and other columns are as recorded. GraphSepBoost's status is
+``'converged'`` where it was recorded as ``'separated'``: since issue 30 that is its
+``stop_reason_``, the status one every loop shares.
 
 Each case returns a dict of arrays: the model's outputs on held-out rows (decision function
 or prediction), its weights, its round count and status, and the non-timing history columns.
@@ -151,26 +153,26 @@ def _cases():
                                                                        secondary="newton", weak_learner="stump"), b),
         "mlpboost_hist_multiclass": lambda: _fit(mb.MLPBoostClassifier(nu=0.2, eps=0.05, weak_learner="hist_tree",
                                                                        secondary="newton"), mc),
-        "fwboost_regressor_squared": lambda: _fit(mb.FWBoostRegressor(beta=5.0, max_iter=40), r, "coef_"),
+        "fwboost_regressor_squared": lambda: _fit(mb.FWBoostRegressor(beta=5.0, max_iter=40), r, "weights_"),
         "fwboost_regressor_R_huber_away": lambda: _fit(mb.FWBoostRegressor(loss="huber", beta=3.0, variant="R",
                                                                            away_steps=True, max_iter=40), r,
-                                                       "coef_"),
+                                                       "weights_"),
         "fwboost_regressor_short_step": lambda: _fit(mb.FWBoostRegressor(step="short_step", beta=5.0,
-                                                                         max_iter=30), r, "coef_"),
+                                                                         max_iter=30), r, "weights_"),
         "fwboost_regressor_classic_absolute": lambda: _fit(mb.FWBoostRegressor(loss="absolute", step="classic",
-                                                                               max_iter=30), r, "coef_"),
-        "fwboost_classifier": lambda: _fit(mb.FWBoostClassifier(max_iter=40), b, "coef_"),
+                                                                               max_iter=30), r, "weights_"),
+        "fwboost_classifier": lambda: _fit(mb.FWBoostClassifier(max_iter=40), b, "weights_"),
         "fwboost_classifier_logistic_away": lambda: _fit(mb.FWBoostClassifier(loss="logistic", away_steps=True,
-                                                                              max_iter=40), b, "coef_"),
-        "maboost": lambda: _fit(mb.MABoostClassifier(max_iter=40), b, "coef_"),
+                                                                              max_iter=40), b, "weights_"),
+        "maboost": lambda: _fit(mb.MABoostClassifier(max_iter=40), b, "weights_"),
         "maboost_l2_lazy_smooth": lambda: _fit(mb.MABoostClassifier(regularizer="l2", update="lazy",
-                                                                    variant="smooth", max_iter=40), b, "coef_"),
-        "maboost_maxmargin": lambda: _fit(mb.MABoostClassifier(variant="maxmargin", max_iter=40), b, "coef_"),
+                                                                    variant="smooth", max_iter=40), b, "weights_"),
+        "maboost_maxmargin": lambda: _fit(mb.MABoostClassifier(variant="maxmargin", max_iter=40), b, "weights_"),
         "maboost_sparse": lambda: _fit(mb.MABoostClassifier(regularizer="l2", variant="sparse", max_iter=40), b,
-                                       "coef_"),
-        "madaboost": lambda: _fit(mb.MadaBoostClassifier(max_iter=40), b, "coef_"),
-        "adaboost": lambda: _fit(mb.AdaBoostClassifier(max_iter=40), b, "coef_"),
-        "adaboost_weighted": lambda: _fit(mb.AdaBoostClassifier(max_iter=30), b, "coef_", sample_weight=sw),
+                                       "weights_"),
+        "madaboost": lambda: _fit(mb.MadaBoostClassifier(max_iter=40), b, "weights_"),
+        "adaboost": lambda: _fit(mb.AdaBoostClassifier(max_iter=40), b, "weights_"),
+        "adaboost_weighted": lambda: _fit(mb.AdaBoostClassifier(max_iter=30), b, "weights_", sample_weight=sw),
         "average_margin": lambda: _fit(mb.AverageMarginBoostClassifier(nu=0.2, eps=0.1, max_iter=300), b),
         "average_margin_line_search": lambda: _fit(mb.AverageMarginBoostClassifier(nu=0.2, eps=0.1, step="line_search",
                                                                                    max_iter=300), b),

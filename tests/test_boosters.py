@@ -182,7 +182,7 @@ def test_weights_path_replays_every_round_exactly(name, datasets):
     secondary = resolve_secondary(assembly.secondary)
     if secondary is not None:
         secondary.start(X.shape[0], nu, smoothed, eps)
-    fw = resolve_fw_rule(assembly.fw) if assembly.fw else None
+    fw = resolve_fw_rule(assembly.step) if assembly.step else None
 
     def spying(rule):
         def call(ctx):

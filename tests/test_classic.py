@@ -155,7 +155,7 @@ def test_adaboostv_perfect_hypothesis_is_the_model():
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([-1.0, -1.0, 1.0, 1.0])
     res = adaboostv(DecisionStump().prepare(X, y), y, 0.1, 100)
-    assert res.status == "perfect" and res.n_iter == 1
+    assert (res.status, res.reason) == ("converged", "perfect") and res.n_iter == 1
     np.testing.assert_allclose(res.margins, 1.0)
 
 

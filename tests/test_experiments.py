@@ -103,7 +103,7 @@ def test_every_canon_booster_gives_a_record(key):
     nu = 0.3 if CANON[key].uses_nu else None
     rec = run_canon(key, split, nu, 0.05, 5.0, 200, 0)
     assert rec["kind"] == "canon" and rec["label"] == CANON[key].label and rec["rounds"] >= 1
-    assert rec["status"] in {"converged", "TIMEOUT", "MAX_ITER", "separated", "no_progress", "no_edge"}
+    assert rec["status"] in {"converged", "TIMEOUT", "MAX_ITER", "no_progress"}
     assert 0.0 <= rec["test_error"] <= 1.0 and rec["seconds"] > 0
     assert (rec["margin"] is None) == (CANON[key].margin_kind is None)
     if rec["margin"] is not None:

@@ -226,7 +226,7 @@ def test_bad_arguments_name_the_parameter(data):
 
 
 # --------------------------------------------------------------------------- estimators
-from sklearn.datasets import load_diabetes, make_classification  # noqa: E402
+from sklearn.datasets import load_diabetes, make_classification, make_regression  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from marginboost.estimators.fwboost import FWBoostClassifier, FWBoostRegressor  # noqa: E402
@@ -301,7 +301,7 @@ def test_classifier_labels_and_staged_decision():
         (FWBoostRegressor(step="armijo"), None, r"'step' parameter"),
         (FWBoostRegressor(variant="Q"), None, r"'variant' parameter"),
         (FWBoostRegressor(max_iter=0), None, r"'max_iter' parameter .* range \[1, inf\)"),
-        (FWBoostRegressor(tol=-1.0), None, r"'tol' parameter"),
+        (FWBoostRegressor(eps=-1.0), None, r"'eps' parameter"),
         (FWBoostRegressor(loss="logistic"), None, r"loss='logistic' is a classification loss"),
         (FWBoostRegressor(loss="absolute"), None, r"only step='classic'"),
         (FWBoostRegressor(variant="R", weak_learner=EdgeTree(2)), None, r"weak_learner must be"),
@@ -319,3 +319,22 @@ def test_bad_input_raises_value_error_naming_the_parameter(est, y, match):
         target = np.zeros(20)
     with pytest.raises(ValueError, match=match):
         est.fit(X, target)
+
+
+@pytest.mark.parametrize("cls", [FWBoostRegressor, FWBoostClassifier])
+def test_the_old_names_work_for_a_release_with_a_future_warning(cls):
+    """Issue 30: the stopping tolerance is ``eps`` in every estimator (FWBoost's was ``tol``), the
+    coefficient vector ``weights_`` (was ``coef_``); the old names still work, warning."""
+    X, y = make_regression(80, 4, noise=1.0, random_state=0) if cls is FWBoostRegressor else \
+        make_classification(80, 4, random_state=0)
+    new = cls(eps=1e-3, max_iter=30, weak_learner="stump").fit(X, y)
+    with pytest.warns(FutureWarning, match=r"the parameter tol was renamed eps in marginboost 0\.2 .* pass eps=0\.001"):
+        old = cls(tol=1e-3, max_iter=30, weak_learner="stump").fit(X, y)
+    np.testing.assert_array_equal(old.weights_, new.weights_)
+    assert old.n_iter_ == new.n_iter_ and old.status_ == new.status_
+    with pytest.warns(FutureWarning, match=r"coef_ was renamed weights_ in marginboost 0\.2 and will be removed in 0\.3"):
+        np.testing.assert_array_equal(new.coef_, new.weights_)
+    with pytest.raises(ValueError, match="tol=0.01 and eps=0.001 name the same parameter"), \
+            pytest.warns(FutureWarning):
+        cls(eps=1e-3, tol=1e-2).fit(X, y)
+    assert np.array_equal(list(new.weights_path_)[-1], new.weights_) and len(new.weights_path_) == new.n_iter_

@@ -37,7 +37,7 @@ def test_squared_loss_matches_sklearn_regressor(max_depth):
         X, y, _, _, X_test = _data(p)
         sk = GradientBoostingRegressor(n_estimators=40, random_state=0, **settings).fit(X, y)
         ours = GBMRegressor(max_iter=40, **settings).fit(X, y)
-        assert ours.init_ == pytest.approx(y.mean(), abs=1e-12)
+        assert ours.offset_ == pytest.approx(y.mean(), abs=1e-12)
         np.testing.assert_allclose(ours.predict(X), sk.predict(X), rtol=0, atol=1e-8)
         for ours_t, sk_t in zip(ours.staged_predict(X), sk.staged_predict(X)):
             np.testing.assert_allclose(ours_t, sk_t, rtol=0, atol=1e-8)

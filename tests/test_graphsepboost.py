@@ -35,7 +35,7 @@ def _brute_force_distribution(codes, y):
 def test_every_opposite_pair_separated_and_zero_training_error(learner):
     X, y = _separable()
     res = graphsepboost(learner.prepare(X, y), y)
-    assert res.status == "separated" and res.history["unseparated_pairs"][-1] == 0
+    assert (res.status, res.reason) == ("converged", "separated") and res.history["unseparated_pairs"][-1] == 0
     codes = np.stack([binarise(h.predict(X)) for h in res.hypotheses], axis=1)
     np.testing.assert_array_equal(codes, res.codes)
     for i, j in itertools.product(np.flatnonzero(y > 0), np.flatnonzero(y < 0)):
@@ -44,7 +44,7 @@ def test_every_opposite_pair_separated_and_zero_training_error(learner):
         scores = aggregate_scores(codes, codes[y > 0], codes[y < 0], rule)
         np.testing.assert_array_equal(np.where(scores > 0, 1.0, -1.0), y)
     est = GraphSepBoostClassifier(weak_learner=learner).fit(X, y)
-    assert est.status_ == "separated" and est.score(X, y) == 1.0
+    assert (est.status_, est.stop_reason_) == ("converged", "separated") and est.score(X, y) == 1.0
 
 
 def test_reweighting_matches_brute_force_and_edges_shrink_by_the_edge():
@@ -57,7 +57,7 @@ def test_reweighting_matches_brute_force_and_edges_shrink_by_the_edge():
         return oracle(d)
 
     res = graphsepboost(recording, y)
-    assert res.status == "separated" and len(seen) == res.n_iter >= 2
+    assert (res.status, res.reason) == ("converged", "separated") and len(seen) == res.n_iter >= 2
     codes = np.stack([binarise(h.predict(X)) for h in res.hypotheses], axis=1)
     for t, d in enumerate(seen):
         np.testing.assert_allclose(d, _brute_force_distribution(codes[:, :t], y), atol=1e-15)
@@ -76,7 +76,7 @@ def test_size_limit_refuses_and_can_be_raised():
     n_pairs = int((y > 0).sum() * (y < 0).sum())
     with pytest.raises(ValueError, match=f"O\\(m\\^2\\).*max_pairs={n_pairs - 1}"):
         GraphSepBoostClassifier(max_pairs=n_pairs - 1).fit(X, y)
-    assert GraphSepBoostClassifier(max_pairs=n_pairs).fit(X, y).status_ == "separated"
+    assert GraphSepBoostClassifier(max_pairs=n_pairs).fit(X, y).stop_reason_ == "separated"
 
 
 def test_inseparable_duplicates_stop_without_progress():
@@ -132,12 +132,12 @@ def test_warm_start_continues_and_a_finished_fit_stays_finished():
     assert est.status_ == "max_iter" and est.n_iter_ == 2
     est.set_params(max_iter=1000).fit(X, y)
     ref = GraphSepBoostClassifier(weak_learner="stump").fit(X, y)
-    assert est.status_ == ref.status_ == "separated" and est.n_iter_ == ref.n_iter_
+    assert est.status_ == ref.status_ == "converged" and est.stop_reason_ == ref.stop_reason_ == "separated" and est.n_iter_ == ref.n_iter_
     for key in ("round", "unseparated_pairs", "edge"):
         np.testing.assert_array_equal(est.history_[key], ref.history_[key])
     np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
     est.fit(X, y)  # nothing left to separate: no round added
-    assert est.status_ == "separated" and est.n_iter_ == ref.n_iter_
+    assert (est.status_, est.stop_reason_) == ("converged", "separated") and est.n_iter_ == ref.n_iter_
 
 
 def test_early_stopping_is_refused():

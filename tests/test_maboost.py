@@ -131,7 +131,7 @@ def test_entropy_framework_with_adaboost_step_is_adaboost(noisy):
     np.testing.assert_allclose(packaged.distributions, ws, atol=1e-10, rtol=0)
     np.testing.assert_allclose(packaged.weights, alphas, rtol=1e-10)
     est = AdaBoostClassifier(weak_learner="stump", max_iter=80).fit(X, y)
-    np.testing.assert_allclose(est.coef_, alphas, rtol=1e-10)
+    np.testing.assert_allclose(est.weights_, alphas, rtol=1e-10)
     F = np.column_stack([h.predict(X) for h in est.hypotheses_]) @ alphas
     np.testing.assert_array_equal(est.predict(X), np.where(F > 0, 1.0, -1.0))
 
@@ -291,8 +291,8 @@ def test_estimator_attributes_staged_and_combined(noisy):
     mask = np.arange(150) >= 100
     est.fit(X, labels, secondary_mask=mask)
     same = MABoostClassifier(**est.get_params()).fit(X, labels, secondary_mask=np.arange(100, 150))
-    np.testing.assert_array_equal(est.coef_, same.coef_)
-    assert set(est.history_) == set(HISTORY_COLUMNS) and est.n_iter_ == 40 == len(est.coef_)
+    np.testing.assert_array_equal(est.weights_, same.weights_)
+    assert set(est.history_) == set(HISTORY_COLUMNS) and est.n_iter_ == 40 == len(est.weights_)
     score = est.decision_function(X)
     assert np.all(np.abs(score) <= 1 + 1e-12)
     staged = list(est.staged_predict(X))
@@ -410,8 +410,8 @@ def test_estimator_sample_weight_zero_drops_and_uniform_changes_nothing(noisy, e
     a = est.fit(X, y, sample_weight=s).decision_function(X)
     b = est.fit(X[keep], y[keep], sample_weight=s[keep]).decision_function(X)
     np.testing.assert_array_equal(a, b)
-    plain = est.fit(X, y).coef_
-    np.testing.assert_array_equal(est.fit(X, y, sample_weight=np.full(m, 2.5)).coef_, plain)
+    plain = est.fit(X, y).weights_
+    np.testing.assert_array_equal(est.fit(X, y, sample_weight=np.full(m, 2.5)).weights_, plain)
     with pytest.raises(ValueError, match="at least one non-zero"):
         est.fit(X, y, sample_weight=np.zeros(m))
     with pytest.raises(ValueError, match="Negative values in data passed to .*sample_weight"):
@@ -423,15 +423,15 @@ def test_second_data_set_equals_the_mask_form(noisy):
     labels = np.where(y > 0, "pos", "neg")
     est = MABoostClassifier(variant="combined", smoothness=0.2, weak_learner="stump", max_iter=40)
     by_set = est.fit(X[:100], labels[:100], X_secondary=X[100:], y_secondary=labels[100:])
-    coefs, dist, n_features = by_set.coef_.copy(), by_set.distribution_.copy(), by_set.n_features_in_
+    coefs, dist, n_features = by_set.weights_.copy(), by_set.distribution_.copy(), by_set.n_features_in_
     by_mask = est.fit(X, labels, secondary_mask=np.arange(100, 150))
-    np.testing.assert_array_equal(coefs, by_mask.coef_)
+    np.testing.assert_array_equal(coefs, by_mask.weights_)
     np.testing.assert_array_equal(dist, by_mask.distribution_)
     assert n_features == 5
     s = np.random.default_rng(6).integers(1, 3, 150)
     weighted_set = est.fit(X[:100], labels[:100], sample_weight=s, X_secondary=X[100:], y_secondary=labels[100:])
-    coefs = weighted_set.coef_.copy()
-    np.testing.assert_array_equal(coefs, est.fit(X, labels, sample_weight=s, secondary_mask=np.arange(100, 150)).coef_)
+    coefs = weighted_set.weights_.copy()
+    np.testing.assert_array_equal(coefs, est.fit(X, labels, sample_weight=s, secondary_mask=np.arange(100, 150)).weights_)
     assert np.all(est.distribution_[100:] <= s[100:] / (0.2 * s[100:].sum()) + 1e-12)
 
 
@@ -474,7 +474,7 @@ def test_round_ensemble_has_the_sign_of_the_staged_decision(noisy, est):
     for vote, value in zip(votes, staged):
         clear = np.abs(value) > 1e-12
         np.testing.assert_array_equal(np.sign(vote[clear]), np.sign(value[clear]))
-    np.testing.assert_allclose(votes[-1] / est.coef_.sum(), est.decision_function(X), atol=1e-12)
+    np.testing.assert_allclose(votes[-1] / est.weights_.sum(), est.decision_function(X), atol=1e-12)
 
 
 def test_secondary_set_with_early_stopping_and_warm_start(noisy):
@@ -489,7 +489,7 @@ def test_secondary_set_with_early_stopping_and_warm_start(noisy):
     warm.set_params(max_iter=12).fit(X, y, secondary_mask=np.arange(100, 150))
     ref = MABoostClassifier(variant="combined", weak_learner="stump", max_iter=12).fit(
         X, y, secondary_mask=np.arange(100, 150))
-    np.testing.assert_array_equal(warm.coef_, ref.coef_)
+    np.testing.assert_array_equal(warm.weights_, ref.weights_)
     assert len(warm.history_["round"]) == 12
     with pytest.raises(ValueError, match="secondary set differs"):
         warm.fit(X, y, secondary_mask=np.arange(90, 150))
@@ -616,6 +616,6 @@ def test_no_edge_in_the_first_round_gives_the_empty_model(noisy):
         h, _ = oracle(d)
         return h, -y
     res = mirror_ascent_boost(wrong, y, maboost(y.shape[0]), 10, keep_distributions=True)
-    assert res.status == "no_edge" and res.n_iter == 0 and res.hypotheses == [] and res.weights.shape == (0,)
+    assert (res.status, res.reason) == ("no_progress", "no_edge") and res.n_iter == 0 and res.hypotheses == [] and res.weights.shape == (0,)
     np.testing.assert_array_equal(res.distribution, np.full(y.shape[0], 1.0 / y.shape[0]))
     assert res.distributions.shape == (0, y.shape[0]) and np.all(res.margins == 0.0)

@@ -262,8 +262,8 @@ INVALID = [
     ("stump", lambda d: _h(d).update(sign=True), "sign must be a number"),
     ("stump", lambda d: _h(d).update(threshold="-inf"), "threshold"),
     ("stump", lambda d: _h(d).pop("sign"), r"missing field\(s\) \['sign'\]"),
-    ("stump", lambda d: d["state"].update(coef=d["state"]["coef"] + [1.0]), "entries, expected"),
-    ("regression_tree", lambda d: d["state"].update(init=None), "'init' must be a number"),
+    ("stump", lambda d: d["state"].update(weights=d["state"]["weights"] + [1.0]), "entries, expected"),
+    ("regression_tree", lambda d: d["state"].update(offset=None), "'offset' must be a number"),
     ("regression_tree", lambda d: _h(d).update(type="tree"), "leaf values must be"),
     ("regression_stump", lambda d: _h(d).update(left="x"), "left must be a number"),
     ("codes", lambda d: d["state"]["pos_codes"][0].__setitem__(0, 0), r"\+1 and -1 only"),
@@ -400,11 +400,9 @@ def test_save_warns_about_a_file_over_the_default_limit(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("saved,claimed", [
-    ("AdaBoost", "TotalBoostClassifier"),  # coef, margin, ... -> weights, margin, ...
     ("LPBoost", "SoftBoostClassifier"),  # the soft-margin state -> TotalBoost's and nu
     ("SoftBoost", "LPBoostClassifier"),
     ("MLPBoost", "AverageMarginBoostClassifier"),
-    ("TotalBoost", "MABoostClassifier"),
     ("FWBoostClassifier", "AdaBoostClassifier"),
     ("GraphSepBoost", "SmoothBoostClassifier"),
     ("GBMClassifier", "FWBoostClassifier"),
@@ -419,6 +417,23 @@ def test_a_file_naming_another_estimator_is_refused_on_its_state(saved, claimed)
         model_from_dict(doc)
 
 
+def test_the_same_fields_under_another_family_meet_its_invariants():
+    """One name per concept (format 4): AdaBoost and TotalBoost both store ``weights``. An AdaBoost
+    file claimed by TotalBoost is refused on TotalBoost's invariant (its steps do not sum to 1);
+    a TotalBoost file claimed by MABoost (non-negative weights, normalised by their sum) loads and
+    predicts the same."""
+    doc = model_to_dict(_fit("AdaBoost", "stump"))
+    doc["estimator"], doc["params"] = "TotalBoostClassifier", {}
+    with pytest.raises(ModelFileError, match="in TotalBoostClassifier, the weights' absolute values sum to 1"):
+        model_from_dict(doc)
+    est = _fit("TotalBoost", "stump")
+    doc = model_to_dict(est)
+    doc["estimator"], doc["params"] = "MABoostClassifier", {}
+    loaded = model_from_dict(doc)
+    assert type(loaded) is MABoostClassifier
+    assert loaded.predict(X_ALL).tolist() == est.predict(X_ALL).tolist()
+
+
 def test_a_file_naming_an_estimator_of_the_same_state_predicts_the_same():
     """Classes storing the same fields and taking the parameters (AdaBoost -> MABoost): the file
     loads as the class it names and predicts as the model saved."""
@@ -430,23 +445,21 @@ def test_a_file_naming_an_estimator_of_the_same_state_predicts_the_same():
     assert loaded.predict(X_ALL).tolist() == est.predict(X_ALL).tolist()
 
 
-def test_vector_non_negative_refuses_a_negative_entry_naming_the_field(tmp_path, monkeypatch):
-    from marginboost.io.model_codecs import Count, Real, Text, Vector
+def test_vector_non_negative_refuses_a_negative_entry_naming_the_field(tmp_path):
+    from marginboost.io.model_codecs import Vector
 
-    assert Vector().decode([0.5, -0.25], "state field 'coef'", 2).tolist() == [0.5, -0.25]
-    assert Vector(non_negative=True).decode([0.5, 0.0, -0.0], "state field 'coef'", 3).tolist() == [0.5, 0.0, 0.0]
-    with pytest.raises(ModelFileError, match=r"state field 'coef' must be non-negative, got -0\.001 at entry 1"):
-        Vector(non_negative=True).decode([0.5, -1e-3, 0.2], "state field 'coef'", 3)
-    # in a file: an estimator whose state declares it (declared here for the test only)
-    monkeypatch.setattr(AdaBoostClassifier, "_model_state", {
-        "coef_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()})
+    assert Vector().decode([0.5, -0.25], "state field 'weights'", 2).tolist() == [0.5, -0.25]
+    assert Vector(non_negative=True).decode([0.5, 0.0, -0.0], "state field 'weights'", 3).tolist() == [0.5, 0.0, 0.0]
+    with pytest.raises(ModelFileError, match=r"state field 'weights' must be non-negative, got -0\.001 at entry 1"):
+        Vector(non_negative=True).decode([0.5, -1e-3, 0.2], "state field 'weights'", 3)
+    # in a file: AdaBoost's weights (its steps eta_t) are non-negative
     doc = model_to_dict(_fit("AdaBoost", "stump"))
     model_from_dict(json.loads(json.dumps(doc)))
-    doc["state"]["coef"][-1] = -doc["state"]["coef"][-1]
+    doc["state"]["weights"][-1] = -doc["state"]["weights"][-1]
     path = tmp_path / "negative.json"
     path.write_text(json.dumps(doc))
-    with pytest.raises(ModelFileError, match=re.escape(str(path)) + r": state field 'coef' must be non-negative, "
-                                             rf"got -[0-9.e-]+ at entry {len(doc['state']['coef']) - 1}"):
+    with pytest.raises(ModelFileError, match=re.escape(str(path)) + r": state field 'weights' must be non-negative, "
+                                             rf"got -[0-9.e-]+ at entry {len(doc['state']['weights']) - 1}"):
         load_model(path)
 
 
@@ -470,15 +483,44 @@ def test_version_2_files_load_with_the_iteration_cap_renamed():
     np.testing.assert_allclose(fw.decision_function(Xc[:5, :4]), expected["fwboost_decision_first5"], rtol=1e-13)
 
 
+def test_format_3_files_load_under_todays_names(tmp_path):
+    """tests/data/model_v3_*.json were written by the format-3 code (commit c148f95): FWBoost's
+    ``coef`` and parameter ``tol``, MABoost's ``coef``, GBM's ``init``. They load under today's names
+    (weights_, eps, offset_), predict bit for bit as then, and the old names still read, warning."""
+    from sklearn.datasets import load_breast_cancer, make_regression
+
+    data = Path(__file__).parent / "data"
+    expected = json.loads((data / "model_v3_expected.json").read_text())
+    Xr, _ = make_regression(150, 5, noise=5.0, random_state=0)
+    Xc, _ = load_breast_cancer(return_X_y=True)
+    Xc = Xc[:200, :8]
+    fw = load_model(data / "model_v3_fwboost.json")
+    assert fw.eps == 1e-9 and fw.tol == "deprecated"
+    np.testing.assert_array_equal(fw.predict(Xr[:5]), expected["fwboost_predict_first5"])
+    ma = load_model(data / "model_v3_maboost.json")
+    np.testing.assert_array_equal(ma.decision_function(Xc[:5]), expected["maboost_decision_first5"])
+    gbm = load_model(data / "model_v3_gbm.json")
+    np.testing.assert_array_equal(gbm.decision_function(Xc[:5]), expected["gbm_decision_first5"])
+    with pytest.warns(FutureWarning, match="coef_ was renamed weights_"):
+        np.testing.assert_array_equal(fw.coef_, fw.weights_)
+    with pytest.warns(FutureWarning, match="init_ was renamed offset_"):
+        assert gbm.init_ == gbm.offset_
+    for est, name in [(fw, "fw"), (ma, "ma"), (gbm, "gbm")]:  # written again: today's format and names
+        est.save(tmp_path / f"{name}.json")
+        doc = json.loads((tmp_path / f"{name}.json").read_text())
+        assert doc["format_version"] == FORMAT_VERSION == 4
+        assert not {"coef", "init"} & set(doc["state"]) and "tol" not in doc["params"] or doc["params"]["tol"] == "deprecated"
+
+
 def test_callbacks_are_not_stored(tmp_path):
     est = LPBoostClassifier(max_iter=5, weak_learner="stump", callbacks=[lambda record: None]).fit(X, Y)
     est.save(tmp_path / "m.json")
     assert load_model(tmp_path / "m.json").get_params()["callbacks"] is None
 
 
-NON_NEGATIVE = {"TotalBoost": "weights", "SoftBoost": "weights", "SmoothBoost": "weights", "MABoost": "coef",
-                "MadaBoost": "coef", "AdaBoost": "coef", "FWBoostClassifier": "coef", "FWBoostRegressor": "coef",
-                "FWBoostRegressor-R": "coef"}
+NON_NEGATIVE = {"TotalBoost": "weights", "SoftBoost": "weights", "SmoothBoost": "weights", "MABoost": "weights",
+                "MadaBoost": "weights", "AdaBoost": "weights", "FWBoostClassifier": "weights",
+                "FWBoostRegressor": "weights", "FWBoostRegressor-R": "weights"}
 
 
 @pytest.mark.parametrize("name", sorted(NON_NEGATIVE))
@@ -538,10 +580,6 @@ MAX = float(np.finfo(np.float64).max)
 X_EXTREME = np.vstack([X_ALL, np.full((1, 4), MAX), np.full((1, 4), -MAX), [[MAX, -MAX, 0.0, 5e-324]]])
 
 
-def _weights(doc) -> str:
-    return next(k for k in ("weights", "coef") if k in doc["state"])
-
-
 def _largest_output(h) -> float:
     """``max_x |h(x)|`` of a hypothesis in a file, computed from its JSON (independently of the
     package's own bound)."""
@@ -562,7 +600,7 @@ def _set_leaves(doc, value):
 
 def _outside_the_ball(doc):
     """FWBoost: the first coefficient alone takes the model to twice the l1 radius beta."""
-    doc["state"]["coef"][0] = 2.0 * doc["params"]["beta"] / _largest_output(doc["hypotheses"][0])
+    doc["state"]["weights"][0] = 2.0 * doc["params"]["beta"] / _largest_output(doc["hypotheses"][0])
 
 
 CONVEX = {"LPBoost", "ERLPBoost", "CERLPBoost", "MLPBoost", "TotalBoost", "SoftBoost", "AdaBoostV", "SmoothBoost",
@@ -578,13 +616,13 @@ def _offset(doc) -> str:
 
 
 EDITS = {  # name -> (the cases whose files it edits, the edit)
-    "all_weights_1e308": (WEIGHTED, lambda d: d["state"].update({_weights(d): [1e308] * len(d["state"][_weights(d)])})),
-    "one_weight_1e308": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, 1e308)),
-    "one_weight_-1": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, -1.0)),
-    "one_weight_nan": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, float("nan"))),
-    "one_weight_0": (WEIGHTED, lambda d: d["state"][_weights(d)].__setitem__(0, 0.0)),
-    "weights_doubled": (WEIGHTED, lambda d: d["state"].update({_weights(d): [2 * w for w in d["state"][_weights(d)]]})),
-    "weights_halved": (WEIGHTED, lambda d: d["state"].update({_weights(d): [w / 2 for w in d["state"][_weights(d)]]})),
+    "all_weights_1e308": (WEIGHTED, lambda d: d["state"].update({"weights": [1e308] * len(d["state"]["weights"])})),
+    "one_weight_1e308": (WEIGHTED, lambda d: d["state"]["weights"].__setitem__(0, 1e308)),
+    "one_weight_-1": (WEIGHTED, lambda d: d["state"]["weights"].__setitem__(0, -1.0)),
+    "one_weight_nan": (WEIGHTED, lambda d: d["state"]["weights"].__setitem__(0, float("nan"))),
+    "one_weight_0": (WEIGHTED, lambda d: d["state"]["weights"].__setitem__(0, 0.0)),
+    "weights_doubled": (WEIGHTED, lambda d: d["state"].update({"weights": [2 * w for w in d["state"]["weights"]]})),
+    "weights_halved": (WEIGHTED, lambda d: d["state"].update({"weights": [w / 2 for w in d["state"]["weights"]]})),
     "outside_the_l1_ball": (FWBOOST, _outside_the_ball),
     "offset_1e308": (FWBOOST | GBM, lambda d: d["state"].update({_offset(d): 1e308})),
     "offset_8e307": (FWBOOST | GBM, lambda d: d["state"].update({_offset(d): 8e307})),  # below the bound
@@ -650,14 +688,14 @@ def test_an_edited_file_is_refused_or_gives_finite_outputs(tmp_path, case, edit)
     ("AdaBoostV", "weights_doubled", r"in AdaBoostVClassifier, the weights' absolute values sum to 1"),
     ("LPBoost", "weights_doubled", r"in LPBoostClassifier, the weights' absolute values sum to 1"),
     ("FWBoostClassifier", "outside_the_l1_ball",
-     r"state field 'coef': in FWBoostClassifier, the weights lie in the l1 ball sum_j \|w_j\| max\|h_j\| <= "
+     r"state field 'weights': in FWBoostClassifier, the weights lie in the l1 ball sum_j \|w_j\| max\|h_j\| <= "
      r"parameter 'beta' = 5; got 1\d\."),
-    ("FWBoostRegressor-R", "leaves_1e308", r"state field 'coef': in FWBoostRegressor, .* l1 ball"),
-    ("FWBoostRegressor", "offset_1e308", r"state field 'coef' and state field 'offset', .* in FWBoostRegressor, the "
+    ("FWBoostRegressor-R", "leaves_1e308", r"state field 'weights': in FWBoostRegressor, .* l1 ball"),
+    ("FWBoostRegressor", "offset_1e308", r"state field 'weights' and state field 'offset', .* in FWBoostRegressor, the "
                                          r"outputs are bounded by .* = 1e\+308, which must be at most 8.98847e\+307"),
-    ("GBMRegressor", "learning_rate_1e308", r"parameter 'learning_rate' and state field 'init', .* GBMRegressor"),
-    ("GBMClassifier", "leaves_1e308", r"parameter 'learning_rate' and state field 'init', .* = 1e\+308"),
-    ("MABoost", "all_weights_1e308", r"state field 'coef', .* in MABoostClassifier, the outputs are bounded"),
+    ("GBMRegressor", "learning_rate_1e308", r"parameter 'learning_rate' and state field 'offset', .* GBMRegressor"),
+    ("GBMClassifier", "leaves_1e308", r"parameter 'learning_rate' and state field 'offset', .* = 1e\+308"),
+    ("MABoost", "all_weights_1e308", r"state field 'weights', .* in MABoostClassifier, the outputs are bounded"),
 ])
 def test_a_refused_edit_names_the_field_the_family_and_the_invariant(case, edit, match):
     doc = _document(case)
@@ -685,7 +723,7 @@ def test_an_edited_one_vs_rest_file_names_the_binary_model(cls):
     y3 = np.r_[Y, np.full(20, 2)]
     doc = model_to_dict(cls(max_iter=5, weak_learner="stump").fit(X3, y3))
     state = doc["estimators"][1]["state"]
-    field = next(k for k in ("weights", "coef", "init") if k in state)
+    field = next(k for k in ("weights", "offset") if k in state)
     state[field] = [1e308] * len(state[field]) if isinstance(state[field], list) else 1e308
     with pytest.raises(ModelFileError, match=rf"estimators\[1\] state field '{field}'"):
         model_from_dict(doc)

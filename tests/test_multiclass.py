@@ -116,7 +116,7 @@ def test_binary_models_are_the_one_vs_rest_fits(est):
         alone = _fit(est, X, (y == label).astype(int))
         model = fitted.estimators_[k]
         assert model_to_dict(model)["hypotheses"] == model_to_dict(alone)["hypotheses"]
-        for attr in ("weights_", "coef_", "pos_codes_", "init_"):
+        for attr in ("weights_", "pos_codes_", "offset_"):
             if hasattr(alone, attr):
                 np.testing.assert_array_equal(getattr(model, attr), getattr(alone, attr))
         np.testing.assert_array_equal(model.decision_function(X), alone.decision_function(X))
@@ -354,7 +354,7 @@ def test_maboost_secondary_labels_are_recoded_per_class():
     for k, label in enumerate(fitted.classes_):
         alone = _fit(est, X[main], (y[main] == label).astype(int), X_secondary=X[extra],
                      y_secondary=(y[extra] == label).astype(int))
-        np.testing.assert_array_equal(fitted.estimators_[k].coef_, alone.coef_)
+        np.testing.assert_array_equal(fitted.estimators_[k].weights_, alone.weights_)
     # a class only the secondary set has still counts
     only_two = y[main] != "virginica"
     three = _fit(est, X[main][only_two], y[main][only_two], X_secondary=X[extra], y_secondary=y[extra])

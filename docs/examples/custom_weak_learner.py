@@ -68,7 +68,7 @@ print(f"MABoost over median votes: {ma.n_iter_} rounds, training accuracy {ma.sc
 # 2. the oracle alone, with the loop of paper 000 (labels must be -1/+1 floats here)
 y_pm = np.where(y == 1, 1.0, -1.0)
 oracle = MedianVoteLearner().prepare(X, y_pm)
-result = algorithms.run(algorithms.mlpboost(fw="pairwise", secondary="lp"), oracle, y_pm,
+result = algorithms.run(algorithms.mlpboost(step="pairwise", secondary="lp"), oracle, y_pm,
                         nu=0.1 * len(y), eps=0.02)
 print(f"algorithms.run: {result.n_iter} rounds, status {result.status}, "
       f"soft margin {result.soft_margin:.4f}")

@@ -17,7 +17,7 @@ print(f"{'beta':>6} {'rounds':>6} {'status':>9} {'train MSE':>10} {'test MSE':>9
 for beta in (50.0, 200.0, 800.0):
     reg = FWBoostRegressor(beta=beta, weak_learner="tree", max_depth=2, max_iter=200)
     reg.fit(X_train, y_train)
-    l1 = np.abs(reg.coef_).sum()
+    l1 = np.abs(reg.weights_).sum()
     assert l1 <= beta * (1 + 1e-9)  # the iterates stay in the l1 ball lin_beta(H)
     mse_train = np.mean((reg.predict(X_train) - y_train) ** 2)
     mse_test = np.mean((reg.predict(X_test) - y_test) ** 2)

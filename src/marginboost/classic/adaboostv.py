@@ -37,7 +37,12 @@ import numpy as np
 
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, run_rounds
 
-__all__ = ["ADABOOSTV_COLUMNS", "ADABOOSTV_HISTORY", "AdaBoostVLoop", "adaboostv", "adaboostv_rounds"]
+__all__ = ["ADABOOSTV_COLUMNS", "ADABOOSTV_HISTORY", "NO_EDGE", "PERFECT", "AdaBoostVLoop", "adaboostv",
+           "adaboostv_rounds"]
+
+# The loop's reasons for a stop (FitResult.reason): a hypothesis perfect under its distribution
+# is the model ("converged"); no weak edge is left ("no_progress").
+PERFECT, NO_EDGE = "perfect", "no_edge"
 
 # One row per round; the driver adds 'round' (weak-learner calls so far) first and 'time'
 # (seconds since the fit started) last.
@@ -93,7 +98,7 @@ class AdaBoostVLoop(RoundLoop):
         else:
             n, F, best_edge, perfect = state
             if perfect is not None:  # the model is one perfect hypothesis: nothing left to do
-                return RoundOutcome(None, stop=Status.PERFECT)
+                return RoundOutcome(None, stop=Status.CONVERGED, reason=PERFECT)
             # exp(-F) shifted by its maximum exponent: d stays exact for large F.
             d = np.exp(F.min() - F)
             d /= d.sum()
@@ -109,11 +114,12 @@ class AdaBoostVLoop(RoundLoop):
             row = {"edge": edge, "best_edge": target, "target": target - self.eps, "step": sign,
                    "min_margin": float(F.min())}
             perfect = np.asarray([0.0] * n + [sign])
-            return RoundOutcome(row, (n + 1, F, best_edge, sign), stop=Status.PERFECT, path=(perfect, None))
+            return RoundOutcome(row, (n + 1, F, best_edge, sign), stop=Status.CONVERGED, path=(perfect, None),
+                                reason=PERFECT)
         best_edge = min(best_edge, edge)
         rho = best_edge - self.eps
         if rho <= -1.0:  # no weak edge: the target margin is out of range; this round makes no model
-            return RoundOutcome(None, stop=Status.NO_EDGE)
+            return RoundOutcome(None, stop=Status.NO_PROGRESS, reason=NO_EDGE)
         self.hypotheses.append(h)
         alpha = math.atanh(edge) - math.atanh(rho)
         if not alpha > 0.0:
@@ -168,8 +174,9 @@ def adaboostv(oracle, y: np.ndarray, eps: float, max_iter: int, max_time: float 
     for ``run_rounds``.
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``weights`` the normalised
     coefficients ``alpha_t / sum alpha``, ``final['margins']`` the training margins of ``f``;
-    status 'converged', 'max_iter', 'max_time', 'perfect' (a hypothesis with edge 1 under its
-    distribution is the model, with weight 1), 'no_edge' (``min gamma - eps <= -1``: the
+    status 'converged' (reason None, or ``'perfect'``: a hypothesis with edge 1 under its
+    distribution is the model, with weight 1), 'max_iter', 'max_time', 'no_progress' (reason
+    ``'no_edge'``: ``min gamma - eps <= -1``: the
     rounds before, ``ValueError`` if none), 'callback' or 'interrupted' (Ctrl-C: the rounds
     completed, :mod:`marginboost.core.interrupts`).
     """

@@ -45,8 +45,11 @@ import numpy as np
 
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 
-__all__ = ["GRAPHSEP_COLUMNS", "GRAPHSEP_HISTORY_COLUMNS", "GraphSepLoop", "aggregate_scores", "binarise",
+__all__ = ["GRAPHSEP_COLUMNS", "GRAPHSEP_HISTORY_COLUMNS", "SEPARATED", "GraphSepLoop", "aggregate_scores", "binarise",
            "code_tables", "graphsep_loop", "graphsepboost"]
+
+# The loop's reason for a "converged" stop (FitResult.reason): every opposite pair is separated.
+SEPARATED = "separated"
 
 # One row per round t = 0 (the complete bipartite graph), 1, ..., n_iter; the driver adds
 # 'round' (t) first and 'time' (seconds since the run started) last.
@@ -104,7 +107,7 @@ class GraphSepLoop(RoundLoop):
             return RoundOutcome({"unseparated_pairs": self.n_pairs, "edge": 0.0}, commit=False)
         t, edges, stopped = state if state is not None else (0, self.n_pairs, None)
         if stopped is not None:  # every pair separated, or no progress: nothing left to do
-            return RoundOutcome(None, stop=stopped)
+            return RoundOutcome(None, stop=stopped, reason=SEPARATED if stopped == Status.CONVERGED else None)
         del self.hypotheses[t:], self.codes[t:]  # drop what a rolled-back round added
         graph = self._graph(t)
         degree = np.zeros(self.y.shape[0])
@@ -119,8 +122,10 @@ class GraphSepLoop(RoundLoop):
         left = int(np.count_nonzero(graph))
         self.hypotheses.append(h)
         self.codes.append(b)
-        stop = Status.SEPARATED if left == 0 else Status.NO_PROGRESS if left == edges else None
-        return RoundOutcome({"unseparated_pairs": left, "edge": float(d @ (self.y * b))}, (t + 1, left, stop), stop=stop)
+        stop = Status.CONVERGED if left == 0 else Status.NO_PROGRESS if left == edges else None
+        reason = SEPARATED if left == 0 else None
+        return RoundOutcome({"unseparated_pairs": left, "edge": float(d @ (self.y * b))}, (t + 1, left, stop),
+                            stop=stop, reason=reason)
 
     def ensemble(self, state):
         """None: the model aggregates codes, it is no weighted vote."""
@@ -150,8 +155,8 @@ def graphsepboost(oracle, y, *, max_iter=1000, max_pairs=10_000_000, max_time=No
     returns the rounds completed (status ``'interrupted'``, :mod:`marginboost.core.interrupts`).
     ``callbacks``, ``verbose``, ``name``: as for ``run_rounds`` (a callback's ``ensemble()`` is None).
     Returns a :class:`~marginboost.core.rounds.FitResult` without weights: ``final['codes']``
-    is the ``(m, T)`` int8 matrix of ``b_t(x_i)``; status 'separated' (no edge left),
-    'no_progress' (a round separated nothing), 'max_iter', 'max_time', 'callback' or
+    is the ``(m, T)`` int8 matrix of ``b_t(x_i)``; status 'converged' (reason ``'separated'``:
+    no edge left), 'no_progress' (a round separated nothing), 'max_iter', 'max_time', 'callback' or
     'interrupted'. The history has a row for round 0 (the complete graph, edge 0).
     """
     return run_rounds(graphsep_loop(oracle, y, max_pairs=max_pairs), max_iter=max_iter, max_time=max_time,

@@ -55,37 +55,48 @@ __all__ = ["FitResult", "RoundLoop", "RoundOutcome", "RoundRecord", "Status", "W
 
 
 class Status(str, Enum):
-    """Why a fit stopped. A ``str``: ``status == 'converged'`` and JSON model files work as before."""
+    """Why a fit stopped, in terms every loop shares. A ``str``: ``status == 'converged'`` and JSON
+    model files work as plain strings do. The family's own reason, where it has one (AdaBoostV's
+    perfect hypothesis, GraphSepBoost's separated pairs, ...), is a separate string: the
+    outcome's and the fit's ``reason`` (the estimators' ``stop_reason_``)."""
 
-    CONVERGED = "converged"  # the loop's own stopping rule certified its target
+    CONVERGED = "converged"  # the loop's own stopping rule held: its target is reached
     MAX_ITER = "max_iter"  # max_iter rounds
     MAX_TIME = "max_time"  # max_time seconds
     INTERRUPTED = "interrupted"  # Ctrl-C: the rounds completed
     CALLBACK = "callback"  # a callback asked to stop
     EARLY_STOPPING = "early_stopping"  # the validation score stopped improving
-    PERFECT = "perfect"  # AdaBoostV: a hypothesis perfect under its distribution
-    NO_EDGE = "no_edge"  # AdaBoostV, MABoost: no weak edge left
-    ZERO_WEIGHTS = "zero_weights"  # SparseBoost: every weight vanished
-    SEPARATED = "separated"  # GraphSepBoost: every opposite-label pair separated
-    NO_PROGRESS = "no_progress"  # GraphSepBoost: a round separated nothing
-    DIVERGED = "diverged"  # GBM: a round overflowed; the rounds before it are kept
-    PATH_END = "lambda<=0"  # BLasso: the regularisation path reached lambda = 0
+    NO_PROGRESS = "no_progress"  # a round could not improve the model (no weak edge, nothing separated)
+    DIVERGED = "diverged"  # a round overflowed or made the loss grow; the rounds before it are kept
 
     __str__ = str.__str__  # the value, as the plain strings before this type
     __format__ = str.__format__
+
+    @property
+    def finished(self) -> bool:
+        """The fit ended as its loop or its caller asked, not short of the stopping rule (a stop by
+        max_iter, max_time or Ctrl-C is not: the estimators warn of it)."""
+        return self not in (Status.MAX_ITER, Status.MAX_TIME, Status.INTERRUPTED)
+
+    @property
+    def continuable(self) -> bool:
+        """A warm start goes on from it: the loop itself did not end the fit."""
+        return self in (Status.MAX_ITER, Status.MAX_TIME, Status.INTERRUPTED, Status.CALLBACK,
+                        Status.EARLY_STOPPING)
 
 
 @dataclass
 class RoundOutcome:
     """What one step returns: the round's history ``row`` (the loop's columns), the ``state``
-    to commit, whether the round ends the fit (``stop``), and its weights-path entry ``path =
-    (w, step)`` (:meth:`WeightsPath.append`)."""
+    to commit, whether the round ends the fit (``stop``, with the family's ``reason`` if it has
+    one), and its weights-path entry ``path = (w, step)`` (:meth:`WeightsPath.append`)."""
 
     row: dict | None
     state: Any = None
     stop: Status | None = None
     path: tuple | None = None
     commit: bool = True
+    reason: str | None = None
 
 
 @dataclass
@@ -158,6 +169,7 @@ class FitResult:
     weights_path: "WeightsPath | None" = None
     offset: float = 0.0
     final: dict = field(default_factory=dict)
+    reason: str | None = None  # the family's reason for the stop (set by the driver from the outcome)
     # What continue_rounds needs: the loop and its last committed state.
     loop: Any = field(default=None, repr=False, compare=False)
     state: Any = field(default=None, repr=False, compare=False)
@@ -265,7 +277,7 @@ def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None,
     run_callbacks = _Callbacks(callbacks)
     # (rows, state, path entry, path length once it is logged) of the last committed round
     kept = (n_rows, state, None, len(path)) if state is not None else None
-    status = Status.MAX_ITER
+    status, reason = Status.MAX_ITER, None
     last_row = None
     round_ = first_round - 1
     current = state  # the state the last step returned, committed or not: the next step starts there
@@ -275,6 +287,7 @@ def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None,
             out = loop.step(current, round_)
             if out.row is None:  # the round made no model: stop on the last one
                 status = out.stop if out.stop is not None else Status.CONVERGED
+                reason = out.reason
                 round_ -= 1
                 break
             current = out.state
@@ -282,7 +295,7 @@ def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None,
             _append_row(rows, row)
             if not out.commit:
                 if out.stop is not None:
-                    status = out.stop
+                    status, reason = out.stop, out.reason
                     break
                 continue
             kept = (len(rows["round"]), out.state, out.path, len(path) + (out.path is not None))
@@ -293,7 +306,7 @@ def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None,
                 progress.update(round_, row)
             asked = run_callbacks(loop, round_, row, out.state)
             if out.stop is not None:
-                status = out.stop
+                status, reason = out.stop, out.reason
                 break
             if asked is not None:
                 status = asked
@@ -305,7 +318,7 @@ def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None,
         if not keep_interrupted(kept):
             raise
         n_kept, current, path_entry, path_length = kept
-        status = Status.INTERRUPTED
+        status, reason = Status.INTERRUPTED, None
         rows = {c: v[:n_kept] for c, v in rows.items()}
         round_ = rows["round"][-1]
         if len(path) < path_length:  # cut between the commit and the log of its weights
@@ -315,7 +328,7 @@ def run_rounds(loop: RoundLoop, *, max_iter: int, max_time: float | None = None,
         progress.close(round_, last_row, status)
     history = {c: np.asarray(v) for c, v in rows.items()}
     result = loop.result(current, status, Rounds(history, path))
-    result.loop, result.state = loop, current
+    result.loop, result.state, result.reason = loop, current, reason
     return result
 
 

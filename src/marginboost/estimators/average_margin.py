@@ -41,7 +41,7 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
 from marginboost.estimators.parameters import resolve_nu
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.soft_margin.objectives import soft_margin
 
@@ -189,7 +189,7 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
                     "n_hypotheses_": Count(), "nzdd_build_time_": Real(low=0.0),
                     "dropped_mass_": Real(finite=False), "margin_": Real(finite=False),
                     "full_margin_": Real(finite=False), "objective_": Real(finite=False),
-                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "stop_reason_": Reason()}
     _model_unsaved = ("nzdd_", "distribution_", "history_")
     _no_stages = ("each round's output is a distribution over all the stumps of H_S (O(|H_S|) memory a round to "
                   "keep); fit with max_iter=t for the model of round t, or pass callbacks=[fn] to see "

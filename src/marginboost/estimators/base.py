@@ -69,11 +69,6 @@ COMMON_PARAMETER_CONSTRAINTS = {
 }
 # The parameters that steer a run, not the model: a warm start takes their current values.
 RUN_CONTROLS = ("max_iter", *COMMON_PARAMETER_CONSTRAINTS)
-# The statuses a warm start continues from: the loop itself did not end the fit.
-_CONTINUABLE = {Status.MAX_ITER, Status.MAX_TIME, Status.INTERRUPTED, Status.CALLBACK, Status.EARLY_STOPPING}
-# The statuses of a fit that ended as asked, not short of its stopping rule.
-_FINISHED = {Status.CONVERGED, Status.CALLBACK, Status.EARLY_STOPPING, Status.PERFECT, Status.NO_EDGE,
-             Status.SEPARATED, Status.NO_PROGRESS, Status.PATH_END, Status.ZERO_WEIGHTS, Status.DIVERGED}
 
 
 class DegenerateModelWarning(UserWarning):
@@ -341,11 +336,11 @@ class BoostingEstimator:
             if changed:
                 result, holds = self._warm_start_apply(result, changed)
             left = self.max_iter - result.n_iter
-            if holds and result.status in _CONTINUABLE:
+            if holds and result.status.continuable:
                 # the stopping rule holds at the last model under the current parameters: a fit
                 # with them from the start would have stopped there (or before)
                 result = dataclasses.replace(result, status=Status.CONVERGED)
-            elif left > 0 and (result.status in _CONTINUABLE or (result.status == Status.CONVERGED and holds is False)):
+            elif left > 0 and (result.status.continuable or (result.status == Status.CONVERGED and holds is False)):
                 # (a converged fit goes on where its tolerance was tightened)
                 result = continue_rounds(result, max_iter=self.max_iter, **options)
         else:
@@ -366,6 +361,7 @@ class BoostingEstimator:
         self.hypotheses_ = result.hypotheses
         self.n_iter_ = result.n_iter
         self.status_ = result.status
+        self.stop_reason_ = result.reason
         self.history_ = result.history
         self._warn_unfinished(result)
 
@@ -376,7 +372,7 @@ class BoostingEstimator:
         every other status is a finished fit."""
         if result.status == Status.INTERRUPTED:
             warn_interrupted(self, result.n_iter)
-        elif result.status not in _FINISHED and self._has_stopping_rule():
+        elif not result.status.finished and self._has_stopping_rule():
             warnings.warn(
                 f"{type(self).__name__} stopped by {result.status} after {result.n_iter} rounds before its "
                 f"stopping rule held{self._unfinished_detail(result)}; raise max_iter or max_time",

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from marginboost.classic.adaboostv import AdaBoostVLoop
+from marginboost.classic.adaboostv import PERFECT, AdaBoostVLoop
 from marginboost.classic.smoothboost import SmoothBoostLoop
 from marginboost.estimators.compat import Interval
 from marginboost.estimators.simplex_vote import SimplexVoteClassifier
@@ -78,8 +78,9 @@ class AdaBoostVClassifier(SimplexVoteClassifier, booster="adaboostv"):
     Attributes
     ----------
     classes_, hypotheses_, weights_ (``alpha_t / sum alpha``), margin_ (smallest training
-    margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'perfect': one hypothesis
-    has edge 1 and is the model, 'no_edge', 'callback', 'early_stopping', 'interrupted'), history_
+    margin), n_iter_, status_ ('converged', 'max_iter', 'max_time', 'no_progress', 'callback',
+    'early_stopping', 'interrupted') and stop_reason_ ('perfect': one hypothesis has edge 1 and is
+    the model, a 'converged' fit; 'no_edge': no weak edge left, 'no_progress'; else None), history_
     (:data:`marginboost.classic.adaboostv.ADABOOSTV_HISTORY`), weights_path_.
     """
 
@@ -113,7 +114,7 @@ class AdaBoostVClassifier(SimplexVoteClassifier, booster="adaboostv"):
         # the round coefficients alpha_t are the history's steps (the sign of the 'perfect' one)
         steps = result.history["step"]
         n = steps.shape[0]
-        last = np.r_[np.zeros(n - 1), steps[-1]] if result.status == "perfect" else None
+        last = np.r_[np.zeros(n - 1), steps[-1]] if result.reason == PERFECT else None
         return _NormalisedPath(steps, last)
 
 

@@ -7,7 +7,7 @@ import them from here only, so a move is mended in one place.
 from __future__ import annotations
 
 from sklearn.utils._available_if import available_if
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Hidden, Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight as check_sample_weight
 
-__all__ = ["HasMethods", "Interval", "StrOptions", "available_if", "check_sample_weight"]
+__all__ = ["HasMethods", "Hidden", "Interval", "StrOptions", "available_if", "check_sample_weight"]

@@ -25,9 +25,10 @@ weak_learner : 'stump', 'tree', a learner object or a scikit-learn estimator tak
 max_depth : int >= 1, depth of the 'tree' weak learner.
 max_iter : int >= 1, default=100, the most FW updates (the oracle is called once more to certify
     the last).
-tol : float >= 0, stop once the FW gap along the oracle's vertex is <= tol. With ``tol > 0`` a fit
-    stopped by ``max_iter`` or ``max_time`` before that warns (ConvergenceWarning); with ``tol = 0``
-    (the default) there is no such target, and no warning.
+eps : float >= 0, stop once the FW gap along the oracle's vertex is <= eps (the stopping tolerance,
+    named ``eps`` in every estimator). With ``eps > 0`` a fit stopped by ``max_iter`` or ``max_time``
+    before that warns (ConvergenceWarning); with ``eps = 0`` (the default) there is no such target,
+    and no warning. ``tol``, its name before 0.2, still works (FutureWarning) until 0.3.
 max_time : float > 0 or None, stop (status 'max_time') at the first iterate after this many seconds.
     Ctrl-C during fit keeps the last iterate whose FW gap was computed, after at least one update
     (status 'interrupted', :mod:`marginboost.core.interrupts`).
@@ -37,7 +38,7 @@ early_stopping : bool, default=False, stop once ``n_iter_no_change`` updates did
 validation_fraction : float in (0, 1), default=0.1, the share held out (``fit``'s ``eval_set`` replaces it).
 n_iter_no_change : int >= 1, default=10, the patience of ``early_stopping``.
 warm_start : bool, default=False, a second ``fit`` on the same data continues, up to ``max_iter`` in all.
-    A changed ``tol`` applies (a fit converged at the old one goes on to a smaller one); a change of
+    A changed ``eps`` applies (a fit converged at the old one goes on to a smaller one); a change of
     any other model parameter (``beta``, ``loss``, ...) is refused (ValueError naming it).
 
 The held-out score is the accuracy (classifier) or the negative mean squared error (regressor); a
@@ -46,10 +47,11 @@ rows of the earlier fit too.
 
 Fitted attributes
 -----------------
-hypotheses_, coef_ (``F(x) = offset_ + sum_j coef_[j] hypotheses_[j](x)``), offset_,
+hypotheses_, weights_ (``F(x) = offset_ + sum_j weights_[j] hypotheses_[j](x)``; ``coef_`` before
+0.2, a FutureWarning until 0.3), offset_, weights_path_ (the weights after every update),
 train_loss_, gap_ (FW gap of the returned model; a bound on ``train_loss_ - L*`` when the
 oracle is exact, e.g. stumps with variant 'C'), n_iter_ (updates), status_ ('converged': the oracle's
-vertex improves by at most tol, a certificate only for an exact oracle; 'max_iter', 'max_time',
+vertex improves by at most eps, a certificate only for an exact oracle; 'max_iter', 'max_time',
 'callback', 'early_stopping' or 'interrupted'), best_iteration_ and validation_scores_ (with
 ``early_stopping``: the best update and the score after every update), history_ (dict of arrays,
 one row per iterate t = 0, ..., n_iter_, columns
@@ -70,18 +72,35 @@ from sklearn.utils.validation import check_is_fitted
 
 from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, staged_votes, weighted_vote
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
-from marginboost.estimators.compat import HasMethods, Interval, StrOptions
+from marginboost.estimators.compat import HasMethods, Hidden, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
+from marginboost.estimators.renamed import DEPRECATED, RenamedAttribute, renamed_parameter
 from marginboost.functional.fwboost import STEP_RULES, best_constant, classifier_oracle, fwboost_loop, regression_oracle
 from marginboost.functional.losses import LOSSES, check_targets, resolve_loss
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import NO_STAGES, Count, Real, Text, Vector
+from marginboost.io.model_codecs import NO_STAGES, Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners import resolve_weak_learner
 from marginboost.weak_learners.regression import resolve_regression_learner
 
 __all__ = ["FWBoostClassifier", "FWBoostRegressor"]
+
+
+class _UpdateWeights:
+    """``weights_path_``: the weights after every update, ``beta * alpha_t * scales`` as the loop
+    computes the final ones (its compact log holds the atom weights ``alpha_t``), so that the
+    last one is ``weights_`` bit for bit."""
+
+    def __init__(self, alphas, beta: float, scales: np.ndarray):
+        self._alphas, self._beta, self._scales = alphas, float(beta), scales
+
+    def __len__(self) -> int:
+        return len(self._alphas)
+
+    def __iter__(self):
+        for alpha in self._alphas:
+            yield self._beta * alpha * self._scales[: alpha.shape[0]]
 
 
 class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
@@ -94,22 +113,27 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "eps": [Interval(numbers.Real, 0, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left"), Hidden(StrOptions({DEPRECATED}))],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"coef_": Vector(non_negative=True), "offset_": Real(), "train_loss_": Real(finite=False),
-                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
-    # _path: the weights of every update (staged predictions), not kept by model files.
-    _model_unsaved = ("history_", "_path")
+    _model_state = {"weights_": Vector(non_negative=True), "offset_": Real(), "train_loss_": Real(finite=False),
+                    "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "stop_reason_": Reason()}
+    _model_unsaved = ("history_", "weights_path_")
+    coef_ = RenamedAttribute("weights_")
 
-    # tol is its stopping tolerance alone: a warm start stops at the new one
-    _warm_start_applies = ("tol",)
+    # eps is its stopping tolerance alone: a warm start stops at the new one
+    _warm_start_applies = ("eps", "tol")
+
+    def _eps(self) -> float:
+        """The stopping tolerance: ``eps``, or the renamed ``tol`` where it was passed."""
+        return float(self.eps if isinstance(self.tol, str) else self.tol)
 
     def _has_stopping_rule(self) -> bool:
-        return self.tol > 0  # tol = 0: no target short of the optimum, so max_iter is the plan
+        return self._eps() > 0  # eps = 0: no target short of the optimum, so max_iter is the plan
 
     def _warm_start_apply(self, result, changed):
-        result.loop.tol = float(self.tol)
+        result.loop.tol = self._eps()
         return result, result.gap <= result.loop.tol  # the gap of the last iterate, as the loop tests it
 
     def _make_loop(self, X, y, s):
@@ -124,7 +148,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
             lmo = regression_oracle(resolve_regression_learner(self.weak_learner, self.max_depth), X, p)
         offset = best_constant(loss, y, s) if self._initial() == "constant" else 0.0
         return fwboost_loop(lmo, loss, y, self.beta, sample_weight=s, offset=offset, step=self.step,
-                            away_steps=self.away_steps, tol=self.tol)
+                            away_steps=self.away_steps, tol=self._eps())
 
     def _initial(self) -> str:
         """``F_0``: 'constant' (the loss-minimising constant) or 'zero'."""
@@ -132,35 +156,33 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
 
     def _boost(self, X, y, s, eval_set):
         """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
+        renamed_parameter(self, "tol", "eps", 0.0)
         result = self._fit_rounds(X, y, s, eval_set)
-        self.coef_ = result.weights
+        self.weights_ = result.weights
         self.offset_ = result.offset
         self.train_loss_ = result.loss
         self.gap_ = result.gap
-        self._path = (result.weights_path, result.beta, result.scales)  # the path logs alpha
+        self.weights_path_ = _UpdateWeights(result.weights_path, result.beta, result.scales)
         self._store_rounds(result)
         return self
 
     def _stored_vote(self) -> StoredVote:
-        """``offset_ + sum_j coef_j h_j`` in the l1 ball of radius ``beta`` (model files:
+        """``offset_ + sum_j weights_j h_j`` in the l1 ball of radius ``beta`` (model files:
         :mod:`marginboost.io.model_checks`)."""
-        return StoredVote(self.coef_, "state field 'coef'", self.offset_, "state field 'offset'",
+        return StoredVote(self.weights_, "state field 'weights'", self.offset_, "state field 'offset'",
                           radius=float(self.beta), radius_field="parameter 'beta'")
 
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return weighted_vote(self.hypotheses_, self.coef_, X, self.offset_)
+        return weighted_vote(self.hypotheses_, self.weights_, X, self.offset_)
 
     def _staged(self, X):
         check_is_fitted(self)
-        if self._path is None:
+        if self.weights_path_ is None:
             raise ValueError(NO_STAGES)
-        path, beta, scales = self._path
-        # coef_ of every iterate, computed as the loop computes the final one (beta * alpha * scales),
-        # summed as _decision sums coef_ (vote_sum's order: the ensemble first, the offset last)
-        coefs = (float(beta) * alpha * scales[: alpha.shape[0]] for alpha in path)
-        yield from staged_votes(hypothesis_rows(self, X), coefs, self.offset_)
+        # summed as _decision sums weights_ (vote_sum's order: the ensemble first, the offset last)
+        yield from staged_votes(hypothesis_rows(self, X), self.weights_path_, self.offset_)
 
 
 class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster="fwboost"):
@@ -182,9 +204,9 @@ class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster
     _is_classifier_score = False  # early stopping scores the negative mean squared error
 
     def __init__(self, loss="squared", beta=10.0, variant="C", step="line_search", away_steps=False,
-                 weak_learner="tree", max_depth=3, max_iter=100, tol=0.0, init="constant", max_time=None,
+                 weak_learner="tree", max_depth=3, max_iter=100, eps=0.0, init="constant", max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False):
+                 warm_start=False, tol=DEPRECATED):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -193,7 +215,7 @@ class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
-        self.tol = tol
+        self.eps = eps
         self.init = init
         self.max_time = max_time
         self.verbose = verbose
@@ -202,6 +224,7 @@ class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.tol = tol
 
     def _initial(self) -> str:
         return self.init
@@ -222,8 +245,9 @@ class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMi
     """
 
     def __init__(self, loss="exponential", beta=5.0, variant="C", step="line_search", away_steps=False,
-                 weak_learner="tree", max_depth=2, max_iter=100, tol=0.0, max_time=None, verbose=0, callbacks=None,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
+                 weak_learner="tree", max_depth=2, max_iter=100, eps=0.0, max_time=None, verbose=0, callbacks=None,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
+                 tol=DEPRECATED):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -232,7 +256,7 @@ class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMi
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
-        self.tol = tol
+        self.eps = eps
         self.max_time = max_time
         self.verbose = verbose
         self.callbacks = callbacks
@@ -240,3 +264,4 @@ class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMi
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.tol = tol

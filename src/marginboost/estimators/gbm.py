@@ -2,7 +2,7 @@
 
 :class:`GBMRegressor` and :class:`GBMClassifier` fit::
 
-    F(x) = init_ + learning_rate * sum_t h_t(x),      h_t fit to the negative gradient at F_{t-1},
+    F(x) = offset_ + learning_rate * sum_t h_t(x),      h_t fit to the negative gradient at F_{t-1},
 
 i.e. FWBoost (:mod:`marginboost.estimators.fwboost`) without the l1 ball; see :mod:`marginboost.functional.gbm` for the
 algorithm, the leaf updates and the initial constant.
@@ -38,7 +38,8 @@ holds the rows of the earlier fit too.
 
 Fitted attributes
 -----------------
-init_ (the loss-minimising constant), hypotheses_, train_loss_, n_iter_, status_ ('diverged': a
+offset_ (the loss-minimising constant; ``init_`` before 0.2, a FutureWarning until 0.3),
+hypotheses_, train_loss_, n_iter_, status_ ('diverged': a
 round would have made the training loss overflow, e.g. the exponential loss at a large learning
 rate, or rise above the round before's and twice the initial constant's (a learning rate too
 large, :func:`marginboost.functional.gbm.gbm`); the fit keeps the rounds before it and warns
@@ -50,7 +51,7 @@ iterate t = 0, ..., n_iter_, columns :data:`marginboost.functional.gbm.GBM_HISTO
 training sample and, last, time: seconds since the fit started).
 
 Model files (``save(path)`` / ``load(path)``, :mod:`marginboost.io.model_io`) keep every tree,
-``init_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` and
+``offset_``, ``train_loss_`` and ``n_iter_`` (staged predictions work after load; ``history_`` and
 ``status_`` are None). They need a named ``loss`` and ``weak_learner`` and an integer or None ``random_state``.
 
 Agreement with scikit-learn (tests/test_gbm.py): with ``subsample=1``, ``weak_learner='tree'``
@@ -83,6 +84,7 @@ from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.loss_fit import LossClassifierMixin, LossRegressorMixin
+from marginboost.estimators.renamed import RenamedAttribute
 from marginboost.functional.gbm import LEAF_UPDATES, gbm_loop
 from marginboost.functional.losses import LOSSES, resolve_loss
 from marginboost.io.model_checks import StoredVote
@@ -105,7 +107,8 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "random_state": ["random_state"],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"init_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
+    _model_state = {"offset_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
+    init_ = RenamedAttribute("offset_")
     # status_ came with max_time: unsaved, so that files written before it still load
     _model_unsaved = ("history_", "status_")
 
@@ -134,7 +137,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
     def _boost(self, X, y, s, eval_set):
         """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
         result = self._fit_rounds(X, y, s, eval_set)
-        self.init_ = result.offset
+        self.offset_ = result.offset
         self.train_loss_ = result.loss
         self._store_rounds(result)
         if result.status == Status.DIVERGED:
@@ -146,16 +149,16 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         return self
 
     def _stored_vote(self) -> StoredVote:
-        """``init_ + learning_rate * sum_j h_j``: trees of any leaf values, whose sum must not
+        """``offset_ + learning_rate * sum_j h_j``: trees of any leaf values, whose sum must not
         overflow (model files: :mod:`marginboost.io.model_checks`)."""
         return StoredVote(np.full(len(self.hypotheses_), float(self.learning_rate)), "parameter 'learning_rate'",
-                          self.init_, "state field 'init'")
+                          self.offset_, "state field 'offset'")
 
     def _decision(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         weights = np.full(len(self.hypotheses_), float(self.learning_rate))
-        return weighted_vote(self.hypotheses_, weights, X, self.init_)
+        return weighted_vote(self.hypotheses_, weights, X, self.offset_)
 
     def _staged(self, X):
         # _decision's sums (vote_sum's order: the trees from 0, the constant last), one tree more a stage
@@ -164,7 +167,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         Z = np.zeros(rows.shape[1])
         for row in rows:
             Z += rate * row
-            yield Z + float(self.init_)
+            yield Z + float(self.offset_)
 
 
 class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase, booster="gbm"):

@@ -18,7 +18,7 @@ from marginboost.estimators.binary import BinaryClassifierMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
-from marginboost.io.model_codecs import Codes, Count, Text
+from marginboost.io.model_codecs import Codes, Count, Reason, Text
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 from marginboost.weak_learners.ensemble_outputs import iter_outputs
@@ -54,9 +54,9 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
 
     Attributes
     ----------
-    classes_, hypotheses_, n_iter_, status_ ('separated': every training pair of opposite
-    labels is separated, so the training error is 0; 'no_progress': a round separated no
-    pair; 'max_iter'; 'max_time'; 'interrupted'), history_ (dict of arrays,
+    classes_, hypotheses_, n_iter_, status_ ('converged' with stop_reason_ 'separated': every
+    training pair of opposite labels is separated, so the training error is 0; 'no_progress': a
+    round separated no pair; 'max_iter'; 'max_time'; 'interrupted'), history_ (dict of arrays,
     :data:`marginboost.classic.graphsepboost.GRAPHSEP_HISTORY_COLUMNS`: round, unseparated_pairs (pairs of opposite labels left), edge of the round's
     hypothesis, time), pos_codes_ / neg_codes_ (the distinct training codes of each class, int8; a code of both
     classes in its majority's only: :func:`marginboost.classic.graphsepboost.code_tables`).
@@ -80,7 +80,8 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
         "max_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text()}
+    _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text(),
+                    "stop_reason_": Reason()}
     _model_unsaved = ("history_",)
     _weighted_vote = False  # codes aggregated by a nearest-code rule: early stopping is refused
 

@@ -13,7 +13,7 @@ All three take the run controls of :mod:`marginboost.estimators.base` (``max_ite
 ``max_time``, ``verbose``, ``callbacks``, early stopping, ``warm_start``). They have no
 stopping rule of their own (they stop after ``max_iter`` rounds, or when no weak edge is
 left), so a stop by ``max_iter`` or ``max_time`` is no ``ConvergenceWarning``. A warm start takes a
-changed ``learning_rate`` for the steps to come (the steps taken stay in ``coef_``) and refuses a
+changed ``learning_rate`` for the steps to come (the steps taken stay in ``weights_``) and refuses a
 change of any other model parameter (ValueError naming it).
 
 The fitted model is ``f(x) = sum_t eta_t h_t(x)``; ``decision_function`` returns it divided
@@ -40,9 +40,10 @@ from marginboost.estimators.binary import BinaryClassifierMixin, check_two_class
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest, per_class
+from marginboost.estimators.renamed import RenamedAttribute
 from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.io.model_checks import StoredVote
-from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.mirror.bregman import REGULARIZERS
 from marginboost.mirror.maboost import (MADABOOST_STEPS, MAX_LEARNING_RATE, UPDATES, VARIANTS, MirrorAscentLoop,
@@ -74,7 +75,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
     """Shared front end: validation, the loop, prediction. Subclasses give ``_parts(m, mask, weights)``.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps every
-    hypothesis, ``coef_``, ``margin_``, ``n_iter_`` and ``status_`` (staged predictions work
+    hypothesis, ``weights_``, ``margin_``, ``n_iter_`` and ``status_`` (staged predictions work
     after load); ``distribution_`` and ``history_`` are None after load.
     """
 
@@ -86,11 +87,13 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
     }
-    _model_state = {"coef_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(), "status_": Text()}
+    _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(),
+                    "status_": Text(), "stop_reason_": Reason()}
     _model_unsaved = ("distribution_", "history_")
+    coef_ = RenamedAttribute("weights_")
 
     # learning_rate multiplies each step: a warm start takes the new one for the steps to come
-    # (those taken stay in coef_)
+    # (those taken stay in weights_)
     _warm_start_applies = ("learning_rate",)
 
     def _parts(self, m: int, mask, weights):
@@ -132,7 +135,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         self._secondary_mask = mask  # read by _make_loop; kept to check a warm start's data
         result = self._fit_rounds(X, y_pm, weights, eval_set)
         self._store_rounds(result)
-        self.coef_ = result.weights
+        self.weights_ = result.weights
         self.distribution_ = result.distribution
         self.margin_ = float(result.margins.min())
         if self.learning_rate > 1.0:
@@ -199,28 +202,28 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         return vote_probability
 
     def _stored_vote(self) -> StoredVote:
-        """A vote of hypotheses in [-1, 1], normalised by ``sum(coef_)`` (model files:
+        """A vote of hypotheses in [-1, 1], normalised by ``sum(weights_)`` (model files:
         :mod:`marginboost.io.model_checks`): its sum must not overflow."""
-        return StoredVote(self.coef_, "state field 'coef'", unit_hypotheses=True)
+        return StoredVote(self.weights_, "state field 'weights'", unit_hypotheses=True)
 
     @per_class
     def decision_function(self, X) -> np.ndarray:
         """``sum_t eta_t h_t(x) / sum_t eta_t`` in [-1, 1]; positive means ``classes_[1]``."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        total = np.sum(self.coef_)
-        return weighted_vote(self.hypotheses_, self.coef_, X) / total if total > 0 else np.zeros(X.shape[0])
+        total = np.sum(self.weights_)
+        return weighted_vote(self.hypotheses_, self.weights_, X) / total if total > 0 else np.zeros(X.shape[0])
 
     @per_class
     def staged_decision_function(self, X):
         """Yield the normalised ``f_t(X)`` after every round ``t`` (one per row of ``history_``)."""
         rows = hypothesis_rows(self, X)
         score = np.zeros(rows.shape[1])
-        for t, (eta, row) in enumerate(zip(self.coef_, rows)):
+        for t, (eta, row) in enumerate(zip(self.weights_, rows)):
             # decision_function's sums (vote_sum's order, the total by np.sum), one term more a stage;
             # a stage of zero coefficients is 0, as decision_function is, not 0/0
             score += eta * row
-            total = np.sum(self.coef_[: t + 1])
+            total = np.sum(self.weights_[: t + 1])
             yield (score + 0.0) / total if total > 0 else np.zeros(rows.shape[1])
 
 
@@ -268,9 +271,10 @@ class MABoostClassifier(_MirrorBoostClassifier, booster="maboost"):
 
     Attributes
     ----------
-    classes_, hypotheses_, coef_ (``eta_t``), distribution_ (the last ``w``), margin_ (the
-    smallest normalised training margin), n_iter_, status_ ('max_iter', 'no_edge',
-    'zero_weights', 'max_time', 'callback', 'early_stopping', 'interrupted'), history_ (dict
+    classes_, hypotheses_, weights_ (``eta_t``; ``coef_`` before 0.2, a FutureWarning until 0.3),
+    distribution_ (the last ``w``), margin_ (the smallest normalised training margin), n_iter_, status_ ('max_iter', 'no_progress'
+    with stop_reason_ 'no_edge', 'converged' with stop_reason_ 'zero_weights' (SparseBoost), 'max_time',
+    'callback', 'early_stopping', 'interrupted'), history_ (dict
     of arrays, :data:`marginboost.mirror.maboost.HISTORY_COLUMNS`).
     """
 

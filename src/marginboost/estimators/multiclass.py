@@ -148,6 +148,7 @@ def summarise(est) -> None:
     """The per-class attributes of a one-vs-rest model, from its binary models (after fit and load)."""
     est.n_iter_ = np.array([model.n_iter_ for model in est.estimators_], dtype=np.int64)
     est.status_ = [model.status_ for model in est.estimators_]
+    est.stop_reason_ = [getattr(model, "stop_reason_", None) for model in est.estimators_]
     est.history_ = [model.history_ for model in est.estimators_]
 
 

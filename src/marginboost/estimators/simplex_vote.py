@@ -36,7 +36,7 @@ from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMix
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest
-from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_weak_learner
 
@@ -62,7 +62,7 @@ class SimplexVoteClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin
     # The weights are non-negative by definition (LP weights, SmoothBoost 1/t, AdaBoostV alpha_t >= 0);
     # AdaBoostV alone may weigh a perfectly wrong hypothesis -1 (its "perfect" stop): see there.
     _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(),
-                    "status_": Text()}
+                    "status_": Text(), "stop_reason_": Reason()}
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
 

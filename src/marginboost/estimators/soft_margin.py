@@ -39,7 +39,7 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.multiclass import one_vs_rest
 from marginboost.estimators.parameters import resolve_nu
 from marginboost.estimators.sample_weights import positive_weights
-from marginboost.io.model_codecs import Count, Real, Text, Vector
+from marginboost.io.model_codecs import Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.soft_margin import algorithms
 from marginboost.soft_margin.algorithms import Assembly
@@ -118,7 +118,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
     # weights_ on the simplex: >= 0 here, summing to 1 in WeightedVoteMixin._stored_vote
     _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False),
                     "objective_": Real(finite=False), "gap_": Real(finite=False), "n_iter_": Count(),
-                    "status_": Text(), "nu_": Real(low=1.0), "eta_": Real(low=0.0)}
+                    "status_": Text(), "stop_reason_": Reason(), "nu_": Real(low=1.0), "eta_": Real(low=0.0)}
     _model_unsaved = ("history_", "weights_path_")
     _model_prune = "weights_"
     # float32 stays float32: the histogram learners bin it without a float64 copy of X.

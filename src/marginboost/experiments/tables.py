@@ -550,8 +550,8 @@ def canon_markdown(results) -> str:
            "GraphSepBoost and GBM. The greedy trees are not an exact weak learner, so SoftBoost's and "
            "LPBoost's soft margins may differ by more than eps. Status: TIMEOUT is the time limit; otherwise "
            "each algorithm's own stop (AdaBoostV: margin certified >= min edge - eps; MAX_ITER for "
-           "SmoothBoost: its round bound reached; for GBM: its 100 trees; GraphSepBoost: 'separated' "
-           "or 'no_progress').", "",
+           "SmoothBoost: its round bound reached; for GBM: its 100 trees; GraphSepBoost: 'converged' (every "
+           "pair separated) or 'no_progress').", "",
            metadata_markdown(results), "",
            "| data set | booster | nu | rounds | status | seconds | margin | test error | LPBoost soft margin "
            "| LPBoost seconds | LPBoost test error |", "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"]

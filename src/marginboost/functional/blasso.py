@@ -53,7 +53,10 @@ from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.functional.losses import PointwiseLoss, check_targets, resolve_loss
 
-__all__ = ["BLASSO_HISTORY_COLUMNS", "BLassoLoop", "blasso", "staged_blasso"]
+__all__ = ["BLASSO_HISTORY_COLUMNS", "PATH_END", "BLassoLoop", "blasso", "staged_blasso"]
+
+# The loop's reason for a "converged" stop (FitResult.reason): the path reached lambda <= 0.
+PATH_END = "path_end"
 
 _INIT, _FORWARD, _BACKWARD = 0, 1, 2
 DIRECTIONS = {_INIT: "init", _FORWARD: "forward", _BACKWARD: "backward"}
@@ -103,7 +106,8 @@ class _BLassoState(NamedTuple):
 class BLassoLoop(RoundLoop):
     """BLasso (module doc) as a :class:`~marginboost.core.rounds.RoundLoop`: round ``t`` takes
     step ``t``, backward if it lowers the penalised loss by more than ``xi``, else forward; a
-    forward step that would give ``lambda <= 0`` ends the path (no row, status ``'lambda<=0'``).
+    forward step that would give ``lambda <= 0`` ends the path (no row, status ``'converged'``,
+    reason ``'path_end'``).
 
     The directions (a :class:`GrowingMarginMatrix`), hypotheses, scales and the list of steps only
     grow; a round rolled back is cut from them by the committed state. Round 0 (``beta = 0``)
@@ -168,7 +172,7 @@ class BLassoLoop(RoundLoop):
         # step 3: forward (round 1 takes the candidate that gave lambda_0)
         candidate = state.candidate if state.t == 0 else self._forward(F, L, self.xi)
         if candidate is None or candidate[5] <= 0.0:  # step 4: the path ends before this step
-            return RoundOutcome(None, stop=Status.PATH_END)
+            return RoundOutcome(None, stop=Status.CONVERGED, reason=PATH_END)
         h, a, scale, sign, L, new_lam = candidate
         j, is_new = self.atoms.add(a)
         if is_new:
@@ -225,7 +229,7 @@ def blasso(lmo, loss, y, eps, *, sample_weight=None, offset=0.0, xi=0.0, max_ite
     ``'interrupted'``, :mod:`marginboost.core.interrupts`); ``callbacks``, ``verbose``, ``name`` as there.
 
     Returns a :class:`~marginboost.core.rounds.FitResult`: ``F(x) = offset + sum_j weights[j]
-    hypotheses[j](x)`` with ``weights = eps * counts * scales``, status ``'lambda<=0'`` (the path
+    hypotheses[j](x)`` with ``weights = eps * counts * scales``, status ``'converged'`` with reason ``'path_end'`` (the path
     ended), ``'max_iter'``, ``'max_time'`` or ``'interrupted'``; ``weights_path`` logs the weights
     after every step; ``final`` holds ``scales`` (``h_j(X) * scales[j] = a_j``, the normalised
     direction), ``counts`` (integer steps per coefficient), ``eps``, ``F`` (on the sample),

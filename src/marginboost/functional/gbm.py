@@ -209,10 +209,12 @@ class GBMLoop(RoundLoop):
             value = loss.value(F_next, y, s)
         if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
             self.divergence = "overflow"
-            return RoundOutcome(None, stop=Status.DIVERGED)  # this round overflowed: keep the rounds before it
+            # this round overflowed: keep the rounds before it
+            return RoundOutcome(None, stop=Status.DIVERGED, reason="overflow")
         if value > state.loss and value > 2.0 * self.init_loss > 0.0:
             self.divergence = f"rise to {value:.6g}, above twice the initial constant's {self.init_loss:.6g}"
-            return RoundOutcome(None, stop=Status.DIVERGED)  # the step is too large: keep the rounds before it
+            # the step is too large: keep the rounds before it
+            return RoundOutcome(None, stop=Status.DIVERGED, reason="loss_rise")
         self.hypotheses.append(h)
         new = _GBMState(state.t + 1, Z_next, F_next, value, self._rng_state())
         weights = np.full(new.t, float(self.learning_rate))

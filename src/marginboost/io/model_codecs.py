@@ -40,6 +40,7 @@ __all__ = [
     "ModelFileError",
     "NO_STAGES",
     "Real",
+    "Reason",
     "Text",
     "Vector",
     "decode_hypothesis",
@@ -247,6 +248,19 @@ class Text:
     def decode(self, value, where: str, n_hypotheses: int) -> str:
         """``value`` if it is a string (at ``where`` in the file); :class:`ModelFileError` otherwise."""
         require(isinstance(value, str), f"{where} must be a string, got {type(value).__name__}")
+        return value
+
+
+class Reason:
+    """A string or null: the family's reason for a stop (``stop_reason_``), None where it has none."""
+
+    def encode(self, value):
+        """The JSON value: a string, or None."""
+        return None if value is None else str(value)
+
+    def decode(self, value, where: str, n_hypotheses: int) -> str | None:
+        """``value`` if it is a string or null (at ``where`` in the file); :class:`ModelFileError` otherwise."""
+        require(value is None or isinstance(value, str), f"{where} must be a string or null, got {type(value).__name__}")
         return value
 
 

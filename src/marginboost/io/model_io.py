@@ -3,7 +3,7 @@
 A file holds everything ``predict`` and ``decision_function`` need, and nothing executable::
 
     {
-      "format": "marginboost-model", "format_version": 3, "marginboost_version": "0.1.0",
+      "format": "marginboost-model", "format_version": 4, "marginboost_version": "0.1.0",
       "estimator": "GBMClassifier",                 a class name of marginboost.registry.ESTIMATORS
       "params": {...},                              get_params(): strings, numbers, booleans, null
                                                     ('callbacks' is stored as null: run-time only)
@@ -24,21 +24,22 @@ each in the layout of a binary model of the same estimator and parameters (label
 
 ``state`` per estimator: each fitted attribute under its name without the trailing underscore
 (V: a list of one number per hypothesis, in order; D: a diagnostic, a number or one of the
-strings 'inf', '-inf', 'nan'; other numbers are finite):
+strings 'inf', '-inf', 'nan'; other numbers are finite); every ``status`` comes with
+``stop_reason`` (a string or null):
 
 * LPBoost, ERLPBoost, CERLPBoost, MLPBoost: ``weights`` (V, on the simplex), ``margin``,
   ``objective``, ``gap`` (D), ``n_iter``, ``status``, ``nu``, ``eta``;
 * TotalBoost, SoftBoost, AdaBoostV, SmoothBoost: ``weights`` (V, on the simplex but AdaBoostV's,
   whose 'perfect' stop may weigh a perfectly wrong hypothesis -1: absolute values summing to 1),
   ``margin`` (D), ``n_iter``, ``status``, and SoftBoost's ``nu``;
-* MABoost, MadaBoost, AdaBoost (ours): ``coef`` (V, >= 0), ``margin`` (D), ``n_iter``, ``status``;
+* MABoost, MadaBoost, AdaBoost (ours): ``weights`` (V, >= 0), ``margin`` (D), ``n_iter``, ``status``;
 * AverageMarginBoost: ``weights`` (V, on the simplex), ``nu``, ``eta``, ``n_hypotheses``,
   ``nzdd_build_time``, ``dropped_mass``, ``margin``, ``full_margin``, ``objective``, ``gap``
   (the last five D), ``n_iter``, ``status``;
-* FWBoostRegressor, FWBoostClassifier: ``coef`` (V, >= 0: the sign is in the hypotheses; in
-  the l1 ball ``sum_j coef_j max|h_j| <= beta``), ``offset``, ``train_loss``, ``gap`` (D),
+* FWBoostRegressor, FWBoostClassifier: ``weights`` (V, >= 0: the sign is in the hypotheses; in
+  the l1 ball ``sum_j weights_j max|h_j| <= beta``), ``offset``, ``train_loss``, ``gap`` (D),
   ``n_iter``, ``status``;
-* GBMRegressor, GBMClassifier: ``init``, ``train_loss`` (D), ``n_iter``;
+* GBMRegressor, GBMClassifier: ``offset``, ``train_loss`` (D), ``n_iter``;
 * GraphSepBoost: ``pos_codes``, ``neg_codes`` (lists of rows of +1/-1, one column per
   hypothesis), ``n_iter``, ``status``.
 
@@ -67,13 +68,18 @@ class is refused, unless that class stores the same fields and takes those param
 AdaBoost to MABoost, LPBoost to ERLPBoost), where the model loaded predicts as the original.
 Then the model as a whole must keep its family's invariants (:mod:`marginboost.io.model_checks`):
 weights summing to 1 where the model is a convex vote, hypotheses in [-1, 1] where the vote
-is, FWBoost's l1 ball ``sum_j coef_j max|h_j| <= beta``, and for every weighted vote a bound
+is, FWBoost's l1 ball ``sum_j weights_j max|h_j| <= beta``, and for every weighted vote a bound
 ``sum_j |w_j| max|h_j| + |offset|`` on its outputs below half the largest float, so that no
 loaded model gives inf or NaN on finite input.
 Version 1 (the soft-margin family only: ``weights`` and a ``fit`` object at the top level)
 and version 2 are still read. Version 3 names the iteration cap ``max_iter`` in every
 estimator and the step rule ``step``; a version-1 or -2 file's ``n_estimators`` (FWBoost, GBM) is
-read as ``max_iter``, its ``fw`` (MLPBoost) as ``step``.
+read as ``max_iter``, its ``fw`` (MLPBoost) as ``step``. Version 4 gives one fitted concept one
+name in every estimator: a version-3 file's state field ``coef`` (FWBoost, the mirror-ascent
+family) is read as ``weights``, ``init`` (GBM) as ``offset``, and FWBoost's parameter ``tol`` as
+``eps``; its ``status`` is split into a status every loop shares and the family's
+``stop_reason`` (``'perfect'`` is read as ``'converged'`` with reason ``'perfect'``,
+``'lambda<=0'`` as ``'converged'`` with ``'path_end'``, ...).
 
 Size: :func:`load_model` refuses a file larger than ``max_bytes`` (default
 ``MAX_MODEL_BYTES``, 16 MiB) before reading or parsing it, since parsing JSON takes several
@@ -109,10 +115,15 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "loa
            "model_from_dict", "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # Parameters renamed since a format version: the name in files of that version and older -> today's.
-_RENAMED_PARAMS = {2: {"n_estimators": "max_iter", "fw": "step"}}
-# Parameters that only steer a run (callables): a file stores them as null.
+_RENAMED_PARAMS = {2: {"n_estimators": "max_iter", "fw": "step"}, 3: {"tol": "eps"}}
+# State fields renamed since a format version (one name per fitted concept, issue 30), likewise.
+_RENAMED_STATE = {3: {"coef": "weights", "init": "offset"}}
+# The statuses of format 3 that were a family's reason: status and stop_reason they are read as.
+_V3_STATUSES = {"perfect": ("converged", "perfect"), "separated": ("converged", "separated"),
+                "zero_weights": ("converged", "zero_weights"), "lambda<=0": ("converged", "path_end"),
+                "no_edge": ("no_progress", "no_edge")}
 _RUN_ONLY_PARAMS = ("callbacks",)
 _HEADER = {"format", "format_version", "marginboost_version", "estimator", "params", "n_features_in"}
 _MODEL = {"hypotheses", "state"}  # one binary model (or a regressor); K of them under "estimators"
@@ -287,6 +298,11 @@ def model_from_dict(doc):
     for old_version, renamed in _RENAMED_PARAMS.items():
         if version <= old_version and isinstance(doc.get("params"), dict):
             doc = {**doc, "params": {renamed.get(k, k): v for k, v in doc["params"].items()}}
+    for old_version, renamed in _RENAMED_STATE.items():
+        if version <= old_version:
+            doc = _each_state(doc, lambda state: {renamed.get(k, k): v for k, v in state.items()})
+    if version <= 3:
+        doc = _each_state(doc, _split_v3_status)
     name = doc.get("estimator")
     require(isinstance(name, str) and name in ESTIMATORS,
             f"unknown estimator {name!r:.60}; expected one of {sorted(ESTIMATORS)}")
@@ -328,6 +344,28 @@ def model_from_dict(doc):
         estimator.estimators_.append(model)
     estimator._summarise_classes()
     return estimator
+
+
+def _each_state(doc: dict, upgrade) -> dict:
+    """``doc`` with ``upgrade(state)`` for the ``state`` of its one model or of each of its
+    ``estimators``; anything malformed is left for the checks."""
+    def body(model):
+        if isinstance(model, dict) and isinstance(model.get("state"), dict):
+            return {**model, "state": upgrade(model["state"])}
+        return model
+    doc = body(doc)
+    if isinstance(doc.get("estimators"), list):
+        doc = {**doc, "estimators": [body(model) for model in doc["estimators"]]}
+    return doc
+
+
+def _split_v3_status(state: dict) -> dict:
+    """A format-3 ``state`` with its status split into today's status and ``stop_reason``."""
+    if "status" not in state:  # (GBM stores none)
+        return state
+    status, reason = _V3_STATUSES.get(state["status"], (state["status"], None)) \
+        if isinstance(state["status"], str) else (state["status"], None)
+    return {**state, "status": status, "stop_reason": reason}
 
 
 def _model_from_dict(estimator, body: dict, n_features: int, where: str) -> None:

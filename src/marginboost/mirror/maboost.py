@@ -217,10 +217,10 @@ class MirrorAscentLoop(RoundLoop):
         u = y * np.asarray(hx, dtype=np.float64)
         edge = float(w @ u)
         if not edge > 0.0:
-            return RoundOutcome(None, stop=Status.NO_EDGE)
+            return RoundOutcome(None, stop=Status.NO_PROGRESS, reason=NO_EDGE)
         eta = float(parts.step(t, edge, mass))
         if not eta > 0.0:  # an edge lost in rounding (or a step underflowing): nothing to add either
-            return RoundOutcome(None, stop=Status.NO_EDGE)
+            return RoundOutcome(None, stop=Status.NO_PROGRESS, reason=NO_EDGE)
         alpha = float(parts.penalty(eta, edge, mass))
         base = self._mirror(x) if parts.update == "active" else theta
         theta = base - eta * u
@@ -236,8 +236,8 @@ class MirrorAscentLoop(RoundLoop):
         row = {"edge": edge, "step": eta, "penalty": alpha, "mass": mass, "train_error": wrong.mean(),
                "min_margin": margins.min() / total, "entropy": -float(positive @ np.log(positive)),
                "max_weight": w.max(), "n_zero": w.shape[0] - positive.shape[0]}
-        stop = None if x.sum() > 0.0 else Status.ZERO_WEIGHTS
-        return RoundOutcome(row, (n + 1, x, theta, margins, total), stop=stop)
+        stop, reason = (None, None) if x.sum() > 0.0 else (Status.CONVERGED, ZERO_WEIGHTS)
+        return RoundOutcome(row, (n + 1, x, theta, margins, total), stop=stop, reason=reason)
 
     def ensemble(self, state):
         """The hypotheses and steps ``eta_t`` of the model at ``state``; no offset. Their vote is the
@@ -273,8 +273,8 @@ def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: in
 
     The loop is :class:`MirrorAscentLoop`, driven by :func:`~marginboost.core.rounds.run_rounds`.
     Stops early when the weak learner returns an edge ``<= 0`` or one whose step ``eta_t`` is 0
-    ('no_edge': nothing to add, the round is not kept),
-    when SparseBoost's weights all vanish ('zero_weights') or after ``max_time`` seconds
+    (status 'no_progress', reason 'no_edge': nothing to add, the round is not kept),
+    when SparseBoost's weights all vanish ('converged', reason 'zero_weights') or after ``max_time`` seconds
     ('max_time'). An edge of 1 does not stop it: with l2 the examples of weight 0 may still be
     misclassified. ``KeyboardInterrupt``: the rounds completed ('interrupted', :mod:`marginboost.core.interrupts`).
     ``callbacks``, ``verbose``, ``name`` (of the progress lines): as for
@@ -487,12 +487,18 @@ __all__ = [
     "MaxMarginStep",
     "MirrorAscent",
     "MirrorAscentLoop",
+    "NO_EDGE",
     "Projection",
     "SparsePenalty",
     "VARIANTS",
+    "ZERO_WEIGHTS",
     "adaboost",
     "maboost",
     "madaboost",
     "mirror_ascent_boost",
     "secondary_caps",
 ]
+
+# The loop's reasons for a stop (FitResult.reason): no weak edge left ("no_progress"), every
+# weight of SparseBoost vanished ("converged").
+NO_EDGE, ZERO_WEIGHTS = "no_edge", "zero_weights"

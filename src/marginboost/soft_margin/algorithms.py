@@ -32,18 +32,18 @@ class Assembly:
     """Which parts make an algorithm: objective kind, FW rule, secondary rule."""
 
     smoothed: bool
-    fw: object  # a FW rule name, a rule object, or None
+    step: object  # the FW rule (the estimators' parameter step): a rule name, a rule object, or None
     secondary: object  # a secondary rule name, a callable, or None
 
 
-LPBOOST = Assembly(smoothed=False, fw=None, secondary="lp")
-ERLPBOOST = Assembly(smoothed=True, fw="short_step", secondary="entropy")
-CERLPBOOST = Assembly(smoothed=True, fw="short_step", secondary=None)
+LPBOOST = Assembly(smoothed=False, step=None, secondary="lp")
+ERLPBOOST = Assembly(smoothed=True, step="short_step", secondary="entropy")
+CERLPBOOST = Assembly(smoothed=True, step="short_step", secondary=None)
 
 
-def mlpboost(fw="short_step", secondary="lp") -> Assembly:
-    """The generic scheme (Algorithm 1); with the default LP rule it is MLPBoost."""
-    return Assembly(smoothed=True, fw=fw, secondary=secondary)
+def mlpboost(step="short_step", secondary="lp") -> Assembly:
+    """The generic scheme (Algorithm 1) with the FW rule ``step``; with the default LP rule it is MLPBoost."""
+    return Assembly(smoothed=True, step=step, secondary=secondary)
 
 
 def run(
@@ -74,7 +74,7 @@ def soft_margin_loop(assembly: Assembly, oracle, y: np.ndarray, nu: float, eps: 
     m = y.shape[0]
     smoothed = SmoothedSoftMargin(nu, entropy_eta(m, nu, eps), weights)
     objective = smoothed if assembly.smoothed else SoftMargin(nu, weights)
-    fw_rule = resolve_fw_rule(assembly.fw) if assembly.fw is not None else None
+    fw_rule = resolve_fw_rule(assembly.step) if assembly.step is not None else None
     secondary = resolve_secondary(assembly.secondary)
     if secondary is not None:
         secondary.start(m, nu, smoothed, eps)
