@@ -26,7 +26,7 @@ import math
 import os
 from pathlib import Path
 
-import numpy as np
+from marginboost.experiments.result_files import jsonable
 
 FILE_NAME = "fits.jsonl"
 FORMAT = 1
@@ -35,22 +35,8 @@ SITTING_PARAMETERS = ("budget",)
 
 
 def _plain(obj):
-    """JSON-ready copy of a record: numpy scalars and arrays as Python values; non-finite
-    floats are kept (``json`` writes and reads them as NaN / Infinity), so a record read back
-    equals the one written."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer, int)):
-        return int(obj)
-    if isinstance(obj, (np.floating, float)):
-        return float(obj)
-    return obj
+    """JSON-ready copy of a record, non-finite floats kept: a record read back equals the one written."""
+    return jsonable(obj, keep_nonfinite=True)
 
 
 def fit_key(section: str, dataset: str, booster: str, nu=None, fold=None) -> str:

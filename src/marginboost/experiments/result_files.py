@@ -18,20 +18,22 @@ import numpy as np
 __all__ = ["atomic_write", "csv_text", "jsonable"]
 
 
-def jsonable(obj):
-    """Plain JSON types; non-finite floats become None (strict JSON has no NaN/Infinity)."""
+def jsonable(obj, keep_nonfinite: bool = False):
+    """Plain JSON types: numpy scalars and arrays as Python values. Non-finite floats become None
+    (strict JSON has no NaN/Infinity), or with ``keep_nonfinite`` stay floats (``json`` writes and
+    reads them as NaN / Infinity, so a record read back equals the one written)."""
     if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {str(k): jsonable(v, keep_nonfinite) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
+        return [jsonable(v, keep_nonfinite) for v in obj]
     if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
+        return jsonable(obj.tolist(), keep_nonfinite)
     if isinstance(obj, (np.bool_, bool)):
         return bool(obj)
     if isinstance(obj, (np.integer, int)):
         return int(obj)
     if isinstance(obj, (np.floating, float)):
-        return float(obj) if math.isfinite(obj) else None
+        return float(obj) if keep_nonfinite or math.isfinite(obj) else None
     return obj
 
 
