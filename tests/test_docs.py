@@ -67,8 +67,9 @@ OPTIONAL = {"marginboost.weak_learners.dask_histogram": "dask"}
 
 # Examples that must draw, and how many figures each (the gallery names them
 # sphx_glr_<example>_001.png, ...): the gap per round, the soft margin against time and the
-# nonzero weights per round; the worst case's rounds against m; the weights of a first fit.
-FIGURES = {"soft_margin": 3, "worst_case": 1, "first_fit": 1}
+# nonzero weights per round; the worst case's rounds against m; the weights of a first fit; a
+# readable model's importances and margin distributions.
+FIGURES = {"soft_margin": 3, "worst_case": 1, "first_fit": 1, "readable_model": 2}
 
 
 @pytest.fixture(scope="module")

@@ -366,7 +366,8 @@ def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_an
         np.testing.assert_array_equal(tree_predictions(codes, routing, value), value[expected_leaf])
         previous = expected_leaf
         keep = rng.random(n_nodes) < (1.0 if depth < 3 else 0.8)
-        tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes))
+        tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes),
+                   np.zeros(n_nodes))
         if not tree.active:
             break
     assert depth >= 4
@@ -417,7 +418,8 @@ def _grown_levels(sample, w, rng, p, width, depth_max, keep_rate):
         n_nodes = len(tree.active)
         levels.append(sample.level_stats(w, tree.routing(), n_nodes, width, True))
         keep = rng.random(n_nodes) < (1.0 if depth < 2 else keep_rate)
-        tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes))
+        tree.split(keep, rng.integers(0, p, n_nodes), rng.integers(0, width - 1, n_nodes), np.zeros(n_nodes),
+                   np.zeros(n_nodes))
         if not tree.active:
             break
     return levels
@@ -507,7 +509,7 @@ def test_parallel_equals_serial(seed):
     s1, s2 = stump_stats(serial.codes, w, 32, 1), stump_stats(serial.codes, w, 32, 2)
     assert s1.total == s2.total and np.array_equal(s1.hist, s2.hist)
     tree = _BinTree()
-    tree.split([True], [1], [3], [0.0])
+    tree.split([True], [1], [3], [0.0], [0.0])
     l1 = level_stats(serial.codes, w, tree.routing(), 2, 32, True, 1)
     l2 = level_stats(serial.codes, w, tree.routing(), 2, 32, True, 2)
     for a, b in zip(l1, l2):
@@ -619,7 +621,7 @@ def test_the_subtraction_sums_the_child_with_fewer_examples_the_left_one_on_a_ti
                               [5, 0, 0, 0, 0, 5]])  # feature 1: 5 and 5
     for feature, cut, small_side in ((0, 1, "left"), (0, 3, "right"), (1, 0, "left"), (1, 4, "left")):
         tree = _BinTree()
-        tree.split([True], [feature], [cut], [0.0])
+        tree.split([True], [feature], [cut], [0.0], [0.0])
         routing = tree.routing()
         plan, summed = _sibling_plan(*routing, np.array([0]), parent_counts, width)
         left, right = routing[4][routing[2][0]], routing[4][routing[3][0]]

@@ -45,6 +45,8 @@ FLOORS = [
     ("marginboost.io",),
     # the scikit-learn front ends: they declare their model files with io's fields
     ("marginboost.estimators",),
+    # reading a fitted model: describe() and the plots of margins and importances
+    ("marginboost.inspection",),
     # the public API: ``import marginboost``
     (ROOT,),
     # the papers' experiments, run on the public API

@@ -28,6 +28,7 @@ from marginboost.estimators.graphsepboost import GraphSepBoostClassifier
 from marginboost.estimators.maboost import AdaBoostClassifier, MABoostClassifier, MadaBoostClassifier
 from marginboost.core.interrupts import FitInterruptedWarning, on_interrupt
 from marginboost.estimators.base import DegenerateModelWarning
+from marginboost.inspection import describe, normalised_margins, plot_importances, plot_margins
 from marginboost.io.model_io import ModelFileError, load_model, save_model
 from marginboost.soft_margin.restricted_lp import SolverError
 from marginboost.weak_learners import HistogramStump, HistogramTree
@@ -60,8 +61,12 @@ __all__ = [
     "SolverError",
     "TotalBoostClassifier",
     "boost",
+    "describe",
     "load_model",
+    "normalised_margins",
     "on_interrupt",
+    "plot_importances",
+    "plot_margins",
     "save_model",
     "__version__",
 ]

@@ -1,5 +1,5 @@
-"""The ``marginboost`` command line: datasets, fit, predict, demo, bench, bench-fw, bench-ma, bench-nzdd,
-bench-worst-case.
+"""The ``marginboost`` command line: datasets, fit, predict, show, demo, bench, bench-fw, bench-ma,
+bench-nzdd, bench-worst-case.
 
 ``fit --booster NAME`` fits any classifier of the package (:func:`boosters`) and ``--model``
 writes it in the one model format of :mod:`marginboost.io.model_io`, which ``predict`` reads. The named
@@ -18,6 +18,10 @@ Warnings are one line each on stderr, ``marginboost: warning: ConvergenceWarning
 Python's default filters do (``-W`` and ``PYTHONWARNINGS`` still apply); e.g. a fit stopped by
 ``--max-iter`` before its stopping rule held says why, per class with more than two. Statuses
 print as words (``converged``, ``max_iter``), per class in a list: ``[converged, max_iter]``.
+
+``show model.json [--top N]`` prints a model file as :func:`marginboost.inspection.describe` does:
+the estimator and its parameters, the soft margin and its gap, the rounds and the status, and the
+hypotheses as weighted rules, heaviest first (``--top``, default 20, per class model).
 
 ``predict`` reads a labelled file as ``fit`` does, or a CSV file of features only: one without
 ``--label-column`` whose number of columns is the model's number of features. Its labels are
@@ -83,6 +87,7 @@ from marginboost._version import __version__
 from marginboost.core.interrupts import on_interrupt
 from marginboost.estimators.multiclass import is_one_vs_rest
 from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier
+from marginboost.inspection import describe
 from marginboost.io.datasets import (LabelTypeError, csv_columns, guess_header, list_datasets, load_csv,
                                      load_csv_features, load_dataset, load_libsvm, read_csv)
 from marginboost.io.model_io import load_model
@@ -390,6 +395,15 @@ def cmd_predict(args) -> int:
     return 0
 
 
+def cmd_show(args) -> int:
+    """``marginboost show``: print the model of ``model`` as weighted rules
+    (:func:`marginboost.inspection.describe`), the ``--top`` heaviest per model; returns 0."""
+    if args.top < 1:
+        raise UsageError(f"--top must be at least 1, got {args.top}")
+    print(describe(load_model(args.model), top=args.top))
+    return 0
+
+
 def _predict_csv(args, n_features: int, stored):
     """``(X, scored_X, labels)`` of a CSV file for ``predict``: every row's features, encoded
     with the model's categories (``stored``; None: numbers only), and for ``--score`` the
@@ -633,6 +647,14 @@ def build_parser() -> argparse.ArgumentParser:
     predict.add_argument("--output", help="write predictions here, one per line (default: stdout)")
     predict.add_argument("--score", action="store_true", help="also print the accuracy (to stderr)")
     predict.set_defaults(func=cmd_predict)
+
+    show = sub.add_parser("show", help="print a model file as weighted rules, with its margin, gap and status",
+                          description="Print a model file: the estimator and its parameters, the soft margin and "
+                                      "its gap, the rounds and the status, and the hypotheses as weighted rules "
+                                      "sorted by weight (marginboost.describe).")
+    show.add_argument("model", help="a model file written by 'marginboost fit --model' or est.save(path)")
+    show.add_argument("--top", type=int, default=20, help="the most rules shown per model (default 20)")
+    show.set_defaults(func=cmd_show)
 
     demo = sub.add_parser("demo", help=f"fit every soft-margin booster on {DEMO_DATA}, scikit-learn's Wisconsin "
                                        "breast cancer set (not the bundled breast_cancer)")

@@ -52,6 +52,7 @@ from sklearn.utils.validation import check_array
 from marginboost.core.interrupts import warn_interrupted
 from marginboost.core.rounds import RoundLoop, Status, continue_rounds, run_rounds
 from marginboost.estimators.compat import Interval
+from marginboost.estimators.importances import feature_importances
 from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
 
@@ -228,6 +229,18 @@ class BoostingEstimator:
     # The model parameters a warm start applies to the rounds to come (module docstring); a change
     # of any other one is refused. ``_warm_start_apply`` hands the new values to the loop.
     _warm_start_applies: tuple[str, ...] = ()
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The share of the vote's weight carried by each feature's splits, shape
+        ``(n_features_in_,)``: ``I_k = sum_j a_j s_k(h_j) / sum_{j : h_j splits} a_j`` with
+        ``a_j = |w_j| max|h_j|`` the weight hypothesis j carries (1 for GraphSepBoost's code bits)
+        and ``s_k(h)`` the share of h on feature k (1 for a stump's feature; a tree's split over
+        its internal nodes in proportion to the edge, or squared error, each split gained).
+        Sums to 1; all 0 where no hypothesis splits (constant stumps only); one-vs-rest: the
+        mean over the class models. Computed from the fitted model, so a loaded one has it.
+        Definitions and references: :mod:`marginboost.estimators.importances`."""
+        return feature_importances(self)
 
     def _warm_start_applicable(self) -> set:
         """The parameters a warm start may change (:attr:`_warm_start_applies`, where the current

@@ -13,8 +13,11 @@ known type is not mistaken for it)::
 
     {"type": "stump", "feature": j, "threshold": t | null, "sign": +1 | -1}
         Stump: sign if x[j] > t else -sign; null is the constant stump (threshold -inf).
-    {"type": "tree", "feature": [...], "threshold": [...], "left": [...], "right": [...], "value": [...]}
-        DecisionTree in flat arrays, node 0 the root, feature -1 a leaf, leaves +1 or -1.
+    {"type": "tree", "feature": [...], "threshold": [...], "left": [...], "right": [...], "value": [...],
+     "gain": [...]}
+        DecisionTree in flat arrays, node 0 the root, feature -1 a leaf, leaves +1 or -1;
+        "gain" (optional: files written before trees kept it have none) the gain of each node's
+        split, finite and >= 0 (DecisionTree.gain; it weighs the feature importances).
     {"type": "regression_stump", "feature": j, "threshold": t | null, "left": a, "right": b}
         RegressionStump: a if x[j] <= t else b; null: the constant b.
     {"type": "regression_tree", ...the keys of "tree"...}
@@ -143,8 +146,11 @@ def _feature(value, n_features: int, where: str) -> int:
 
 
 def _encode_tree(h: DecisionTree) -> dict:
-    return {"feature": h.feature.tolist(), "threshold": h.threshold.tolist(), "left": h.left.tolist(),
-            "right": h.right.tolist(), "value": h.value.tolist()}
+    doc = {"feature": h.feature.tolist(), "threshold": h.threshold.tolist(), "left": h.left.tolist(),
+           "right": h.right.tolist(), "value": h.value.tolist()}
+    if h.gain is not None:
+        doc["gain"] = h.gain.tolist()
+    return doc
 
 
 def _tree_decoder(cls, leaves_pm1: bool):
@@ -165,20 +171,24 @@ def _tree_decoder(cls, leaves_pm1: bool):
                 f"{where} child index out of range (children follow their parent, inside the {n} nodes)")
         if leaves_pm1:
             require(bool(np.all(np.isin(value[~internal], (-1.0, 1.0)))), f"{where} leaf values must be +1 or -1")
-        return cls(feature, threshold, left, right, value, n_features)
+        gain = None
+        if "gain" in doc:
+            gain = read_numbers(doc["gain"], f"{where} gain", n)
+            require(bool(np.all(gain >= 0.0)), f"{where} gain must hold numbers >= 0")
+        return cls(feature, threshold, left, right, value, n_features, gain)
 
     return decode
 
 
-# type name -> (class, encode, decode, fields); the class is matched exactly (RegressionTree
-# subclasses DecisionTree but its leaves are real numbers).
+# type name -> (class, encode, decode, fields, optional fields); the class is matched exactly
+# (RegressionTree subclasses DecisionTree but its leaves are real numbers).
 _TREE_FIELDS = ("feature", "threshold", "left", "right", "value")
 HYPOTHESIS_CODECS = {
-    "stump": (Stump, _encode_stump, _decode_stump, ("feature", "threshold", "sign")),
-    "tree": (DecisionTree, _encode_tree, _tree_decoder(DecisionTree, True), _TREE_FIELDS),
+    "stump": (Stump, _encode_stump, _decode_stump, ("feature", "threshold", "sign"), ()),
+    "tree": (DecisionTree, _encode_tree, _tree_decoder(DecisionTree, True), _TREE_FIELDS, ("gain",)),
     "regression_stump": (RegressionStump, _encode_regression_stump, _decode_regression_stump,
-                         ("feature", "threshold", "left", "right")),
-    "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS),
+                         ("feature", "threshold", "left", "right"), ()),
+    "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS, ("gain",)),
 }
 _NAME_OF = {cls: name for name, (cls, *_) in HYPOTHESIS_CODECS.items()}
 
@@ -189,7 +199,7 @@ def encode_hypothesis(h) -> dict:
     if name is None:
         raise TypeError(f"hypotheses of type {type(h).__name__} cannot be written to a model file; "
                         f"model files hold {', '.join(cls.__name__ for cls in _NAME_OF)}")
-    _, encode, _, _ = HYPOTHESIS_CODECS[name]
+    _, encode, *_ = HYPOTHESIS_CODECS[name]
     return {"type": name, **encode(h)}
 
 
@@ -199,8 +209,8 @@ def decode_hypothesis(doc, n_features: int, where: str = "hypothesis"):
     name = doc.get("type")
     require(isinstance(name, str) and name in HYPOTHESIS_CODECS,
             f"{where}: unknown hypothesis type {name!r:.40}; expected one of {sorted(HYPOTHESIS_CODECS)}")
-    _, _, decode, fields = HYPOTHESIS_CODECS[name]
-    check_keys(doc, {"type", *fields}, set(), where)
+    _, _, decode, fields, optional = HYPOTHESIS_CODECS[name]
+    check_keys(doc, {"type", *fields}, set(optional), where)
     return decode(doc, n_features, where)
 
 

@@ -59,6 +59,12 @@ sets it: after a refit from Python it may remain from the earlier data (delete i
 without it (every file of the Python API, and older ones) has numbers only; a marginboost older
 than this field refuses a file with it, naming the field.
 
+Trees (edge and regression trees) keep the gain of every split (``gain``, see
+:mod:`marginboost.io.model_codecs`), which weighs ``feature_importances_``; a tree of a file
+written before trees kept it has no gains and splits its weight equally over its internal nodes
+(:mod:`marginboost.weak_learners.splits`). As with ``feature_categories``, a marginboost older
+than this field refuses a file with it, naming the field.
+
 Loading checks the format name and version and every field's type, length and range, and
 refuses anything else, and any parameter that is not a plain value, with
 :class:`ModelFileError` (a ``ValueError``) saying what was expected. The ``state`` object must

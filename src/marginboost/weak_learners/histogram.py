@@ -75,7 +75,7 @@ from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import Stump, midpoint
-from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, keep_splits
+from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, edge_gain, keep_splits
 
 __all__ = ["HistogramStump", "HistogramTree"]
 
@@ -194,7 +194,7 @@ class _BinTree:
 
     def __init__(self):
         self.feature, self.cut, self.threshold = [-1], [0], [0.0]
-        self.left, self.right, self.value = [-1], [-1], [0.0]
+        self.left, self.right, self.value, self.gain = [-1], [-1], [0.0], [0.0]
         self.active = [0]
 
     def routing(self):
@@ -206,12 +206,13 @@ class _BinTree:
             active_pos[node] = position
         return tuple(np.array([self.feature, self.cut, self.left, self.right, active_pos], dtype=np.int64))
 
-    def split(self, keep, feature, cut, threshold) -> None:
+    def split(self, keep, feature, cut, threshold, gain) -> None:
         next_active = []
         for n, nid in enumerate(self.active):
             if not keep[n]:
                 continue
             self.feature[nid], self.cut[nid], self.threshold[nid] = int(feature[n]), int(cut[n]), float(threshold[n])
+            self.gain[nid] = float(gain[n])
             for side in (self.left, self.right):
                 side[nid] = len(self.feature)
                 next_active.append(len(self.feature))
@@ -221,6 +222,7 @@ class _BinTree:
                 self.left.append(-1)
                 self.right.append(-1)
                 self.value.append(0.0)
+                self.gain.append(0.0)
         self.active = next_active
 
     def hypothesis(self, n_features: int) -> DecisionTree:
@@ -231,6 +233,7 @@ class _BinTree:
             right=np.asarray(self.right, dtype=np.int64),
             value=np.asarray(self.value, dtype=np.float64),
             n_features=n_features,
+            gain=np.asarray(self.gain, dtype=np.float64),
         )
 
 
@@ -336,7 +339,7 @@ class HistogramTreeOracle(EdgeOracle):
                                depth == self._max_depth - 1)
             if not keep.any():
                 break
-            tree.split(keep, feat, a, thr)
+            tree.split(keep, feat, a, thr, edge_gain(score, stats.total))
         value = np.asarray(tree.value, dtype=np.float64)
         # Grown to the last level, the last pass has already routed every example to its leaf.
         pred = value[stats.leaf] if last else self._sample.tree_predictions(tree.routing(), value)

@@ -83,7 +83,13 @@ class RegressionStump(Hypothesis):
 
 @dataclass(frozen=True, eq=False)
 class RegressionTree(DecisionTree):
-    """A :class:`~.trees.DecisionTree` whose leaves predict real values (weighted means)."""
+    """A :class:`~.trees.DecisionTree` whose leaves predict real values (weighted means).
+
+    ``gain[k]`` of an internal node k is the decrease of the weighted squared error of the fit
+    to the round's targets ``r`` (weights ``s``) that its split made,
+    ``S(L)^2 / W(L) + S(R)^2 / W(R) - S(k)^2 / W(k)`` (the module's notation; CART's and
+    scikit-learn's weighted impurity decrease times the node's weight); a leaf update after the
+    split (GBM's Newton step) leaves it as it was."""
 
 
 class RegressionLearner(ABC):
@@ -132,8 +138,10 @@ class _TreeOracle(_Presorted):
                 grow.value[nid] = S[n] / W[n]
             if depth == self._max_depth:
                 break
-            feat, thr, _ = _best_cuts(self._vals, self._order, r, s, grow.node_of, S, W, Q, k)
-            if not grow.split(feat, thr, mixed & (feat >= 0)):
+            feat, thr, score = _best_cuts(self._vals, self._order, r, s, grow.node_of, S, W, Q, k)
+            # the decrease of the weighted squared error (RegressionTree's gain), >= 0 but for rounding
+            gain = np.maximum(score - S * S / W, 0.0)
+            if not grow.split(feat, thr, mixed & (feat >= 0), gain):
                 break
         h = grow.tree(RegressionTree)
         return h, h.predict(self._X)

@@ -87,6 +87,12 @@ def keep_splits(feat, score, total, mass, mixed, last_split_level: bool) -> np.n
     return mixed & (feat >= 0) & ~(no_gain & last_split_level)
 
 
+def edge_gain(score: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """What a node's best split adds to the edge, ``|S(L)| + |S(R)| - |S(N)|`` (``score`` is
+    ``|S(L)| + |S(R)|``, ``total`` is ``S(N)``), at least 0: a no-gain split may round below."""
+    return np.maximum(score - np.abs(total), 0.0)
+
+
 class LevelGrower:
     """The flat arrays of a tree grown level by level, shared by the edge and regression trees.
 
@@ -99,11 +105,13 @@ class LevelGrower:
     def __init__(self, X: np.ndarray):
         self._X = X
         self.feature, self.threshold, self.left, self.right, self.value = [-1], [0.0], [-1], [-1], [0.0]
+        self.gain = [0.0]
         self.active = [0]
         self.node_of = np.zeros(X.shape[0], dtype=np.int64)
 
-    def split(self, feat: np.ndarray, thr: np.ndarray, keep: np.ndarray) -> bool:
-        """Split the nodes ``n`` of this level with ``keep[n]`` at ``(feat[n], thr[n])``.
+    def split(self, feat: np.ndarray, thr: np.ndarray, keep: np.ndarray, gain: np.ndarray) -> bool:
+        """Split the nodes ``n`` of this level with ``keep[n]`` at ``(feat[n], thr[n])``, recording
+        ``gain[n]`` (the learner's gain of the split, :attr:`DecisionTree.gain`).
 
         Returns False (and changes nothing) when no node splits: the tree is complete.
         """
@@ -117,6 +125,7 @@ class LevelGrower:
                 continue
             split_feature[n] = feat[n]
             self.feature[nid], self.threshold[nid] = int(feat[n]), float(thr[n])
+            self.gain[nid] = float(gain[n])
             for side, pos in ((self.left, left_child), (self.right, right_child)):
                 side[nid] = len(self.feature)
                 pos[n] = len(next_active)
@@ -126,6 +135,7 @@ class LevelGrower:
                 self.left.append(-1)
                 self.right.append(-1)
                 self.value.append(0.0)
+                self.gain.append(0.0)
         if not next_active:
             return False
         self.node_of = _route(self._X, self.node_of, split_feature, thr, left_child, right_child)
@@ -141,6 +151,7 @@ class LevelGrower:
             right=np.asarray(self.right, dtype=np.int64),
             value=np.asarray(self.value, dtype=np.float64),
             n_features=int(self._X.shape[1]),
+            gain=np.asarray(self.gain, dtype=np.float64),
         )
 
 
@@ -150,6 +161,15 @@ class DecisionTree(Hypothesis):
 
     An internal node k sends x to ``left[k]`` if ``x[feature[k]] <= threshold[k]`` and to
     ``right[k]`` otherwise; a leaf predicts ``value[k]`` in {-1, +1}.
+
+    ``gain[k]`` (0 at leaves) is what the split of node k added to the learner's objective on
+    the distribution the tree was grown for: for an edge tree the edge it added,
+    ``|S(left)| + |S(right)| - |S(k)|`` with ``S(A) = sum_{i in A} d_i y_i`` (so the tree's edge
+    is ``|S(root)| + sum_k gain[k]``); for a regression tree the decrease of the weighted squared
+    error (:class:`~.regression.RegressionTree`). None for a tree whose gains are unknown (built
+    by hand, or read from a model file written before trees stored them); the feature
+    importances then split the tree's weight equally over its internal nodes
+    (:func:`.splits.node_shares`).
     """
 
     feature: np.ndarray
@@ -158,6 +178,7 @@ class DecisionTree(Hypothesis):
     right: np.ndarray
     value: np.ndarray
     n_features: int
+    gain: np.ndarray | None = None
 
     @property
     def node_count(self) -> int:
@@ -200,7 +221,7 @@ class _TreeOracle(EdgeOracle):
                 break
             feat, thr, score = _best_splits(self._vals, self._order, w, grow.node_of, total, mass, k_nodes)
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
-            if not grow.split(feat, thr, keep):
+            if not grow.split(feat, thr, keep, edge_gain(score, total)):
                 break
         h = grow.tree(DecisionTree)
         return h, h.predict(self._X)
