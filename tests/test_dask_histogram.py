@@ -56,7 +56,7 @@ def assert_same(h1, p1, h2, p2):
     if isinstance(h1, Stump):
         assert h1 == h2
     else:
-        for name in ("feature", "threshold", "left", "right", "value"):
+        for name in ("feature", "threshold", "left", "right", "value", "missing_left"):
             np.testing.assert_array_equal(getattr(h1, name), getattr(h2, name), err_msg=name)
         assert h1.n_features == h2.n_features
 
@@ -132,12 +132,13 @@ def test_mlpboost_fit_with_dask_learner(client):
 
 def test_errors(scheduler):
     X, y, _ = sample(8, m=100)
-    X[50, 2] = np.nan
-    with pytest.raises(ValueError, match="X must be finite: feature 2"):
+    X[50, 2] = np.inf
+    X[40, 2] = np.nan  # a missing value is no error (tests/test_missing_values.py)
+    with pytest.raises(ValueError, match="X must not contain infinity: feature 2"):
         DaskHistogramStump().prepare(da.from_array(X, chunks=(30, -1)), y)
-    with pytest.raises(ValueError, match="X must be finite: feature 2"):
+    with pytest.raises(ValueError, match="X must not contain infinity: feature 2"):
         DaskHistogramStump(thresholds=[[0.0]] * X.shape[1]).prepare(da.from_array(X, chunks=(30, -1)), y)
-    X[50, 2] = 0.0
+    X[[40, 50], 2] = 0.0
     with pytest.raises(ValueError, match=r"y must have shape \(100,\)"):
         DaskHistogramTree().prepare(da.from_array(X, chunks=(30, -1)), y[:-1])
     with pytest.raises(ValueError, match=r"max_bins must be an integer in \[2, 255\]"):

@@ -508,7 +508,7 @@ def test_format_3_files_load_under_todays_names(tmp_path):
     for est, name in [(fw, "fw"), (ma, "ma"), (gbm, "gbm")]:  # written again: today's format and names
         est.save(tmp_path / f"{name}.json")
         doc = json.loads((tmp_path / f"{name}.json").read_text())
-        assert doc["format_version"] == FORMAT_VERSION == 4
+        assert doc["format_version"] == FORMAT_VERSION == 5
         assert not {"coef", "init"} & set(doc["state"]) and "tol" not in doc["params"] or doc["params"]["tol"] == "deprecated"
 
 

@@ -20,7 +20,9 @@ in 25 carries an invalid value.
 Every case must either raise exactly the error its input calls for -- the oracle
 (:func:`expected_error` and the family's own) predicts it from the input alone: the
 parameter check's ``InvalidParameterError`` (a ValueError naming the parameter), ``nu``
-outside [1, m], a single class, NaN or inf in X, sparse X (no estimator here accepts it,
+outside [1, m], a single class, inf in X, NaN in X where the weak learner takes no missing
+values (the estimator's ``_nan_refusal``; the package's stumps and trees take them), sparse X
+(no estimator here accepts it,
 ``__sklearn_tags__`` says so: scikit-learn's TypeError naming it), and the estimator-specific
 documented ValueErrors -- or fit, and then:
 
@@ -332,10 +334,10 @@ def expected_error(case: Case, est, classifier: bool = True):
     if case.sparse:
         return TypeError, "Sparse data was passed for X, but dense data is required"
     values = np.asarray(case.X, dtype=np.float64)
-    if np.isnan(values).any():
-        return ValueError, "Input X contains NaN"
     if np.isinf(values).any():
         return ValueError, "Input X contains infinity"
+    if np.isnan(values).any() and est._nan_refusal() is not None:  # NaN: a missing value, where the learner takes it
+        return ValueError, r"X contains NaN \(missing values\), which .* cannot take"
     if classifier and np.unique(case.y).shape[0] < 2:
         return ValueError, r"y must contain at least two classes, got 1 class"
     if classifier and np.unique(case.y[kept(case)]).shape[0] < np.unique(case.y).shape[0]:

@@ -240,6 +240,9 @@ class AverageMarginBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClas
         self.distribution_ = result.d
         return self
 
+    def _nan_refusal(self) -> str:
+        return "its oracle (an NZDD of the sample's decision stumps)"
+
     def _make_loop(self, X, y_pm, weights):
         m = X.shape[0]
         self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))

@@ -54,6 +54,7 @@ from marginboost.core.rounds import RoundLoop, Status, continue_rounds, run_roun
 from marginboost.estimators.compat import Interval
 from marginboost.estimators.importances import feature_importances
 from marginboost.estimators.input_data import validate_data
+from marginboost.weak_learners import resolve_weak_learner
 from marginboost.weak_learners.ensemble_outputs import iter_outputs, output_matrix
 
 __all__ = ["COMMON_PARAMETER_CONSTRAINTS", "RUN_CONTROLS", "BoostingEstimator", "DegenerateModelWarning",
@@ -276,6 +277,36 @@ class BoostingEstimator:
         one where its model changed with them) and whether the loop's stopping rule holds at its
         last state under the current parameters (None: unchanged by them)."""
         return result, None
+
+    def _weak_learner_object(self):
+        """The weak learner a fit would prepare (``weak_learner`` resolved as the estimator's loop
+        resolves it), or None: no ``weak_learner`` parameter, or a value that names no learner (the
+        parameter check of ``fit`` reports it)."""
+        spec = getattr(self, "weak_learner", None)
+        if spec is None:
+            return None
+        try:
+            return self._resolve_weak_learner(spec)
+        except (TypeError, ValueError):
+            return None
+
+    def _resolve_weak_learner(self, spec):
+        """The classification learner ``spec`` names (:func:`~marginboost.weak_learners.resolve_weak_learner`);
+        the regressors' loops resolve regression learners instead."""
+        return resolve_weak_learner(spec, getattr(self, "max_depth", 2))
+
+    def _nan_refusal(self) -> str | None:
+        """None where the estimator takes missing values (NaN) in X (its weak learner's
+        ``allow_nan``); else what cannot take them, for the error that refuses them."""
+        learner = self._weak_learner_object()
+        if learner is not None and learner.allow_nan:
+            return None
+        return f"weak_learner={getattr(self, 'weak_learner', None)!r}"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._nan_refusal() is None
+        return tags
 
     def _make_loop(self, X, y, weights) -> RoundLoop:
         """The estimator's loop on the training rows ``(X, y)`` (``y`` in the loop's coding) with

@@ -136,6 +136,11 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         result.loop.tol = self._eps()
         return result, result.gap <= result.loop.tol  # the gap of the last iterate, as the loop tests it
 
+    def _resolve_weak_learner(self, spec):
+        if self.variant == "C":
+            return resolve_weak_learner(spec, self.max_depth)
+        return resolve_regression_learner(spec, self.max_depth)
+
     def _make_loop(self, X, y, s):
         """FWBoost's loop with its oracle prepared on ``(X, y)`` (weights ``s``, mean 1, or None)."""
         loss = resolve_loss(self.loss)

@@ -125,6 +125,9 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
             result = dataclasses.replace(result, status=Status.MAX_ITER)
         return result, None
 
+    def _resolve_weak_learner(self, spec):
+        return resolve_regression_learner(spec, self.max_depth)
+
     def _make_loop(self, X, y, s):
         """GBM's loop on ``(X, y)`` (weights ``s``, mean 1, or None)."""
         seed = self.random_state

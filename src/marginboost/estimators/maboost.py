@@ -188,7 +188,9 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
             raise ValueError("X_secondary and y_secondary must be given together")
         if mask is not None:
             raise ValueError("give the secondary set either as secondary_mask or as X_secondary, not both")
-        X_secondary = check_array(X_secondary, dtype=np.float64)
+        # missing values as in X: where the weak learner takes them
+        X_secondary = check_array(X_secondary, dtype=np.float64, input_name="X_secondary",
+                                  ensure_all_finite="allow-nan" if self._nan_refusal() is None else True)
         if X_secondary.shape[1] != X.shape[1]:
             raise ValueError(f"X_secondary has {X_secondary.shape[1]} features, X has {X.shape[1]}")
         y_secondary = column_or_1d(y_secondary, warn=True)

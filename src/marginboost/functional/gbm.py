@@ -53,6 +53,7 @@ from marginboost.functional.fwboost import best_constant
 from marginboost.functional.losses import (AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss,
                                           check_targets, resolve_loss)
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
+from marginboost.weak_learners.stumps import right_side
 
 __all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "gbm_loop", "initial_constant", "leaf_ids"]
 
@@ -90,14 +91,15 @@ def leaf_ids(h, X: np.ndarray) -> np.ndarray:
     if isinstance(h, RegressionStump):
         if h.threshold == -np.inf:
             return np.ones(X.shape[0], dtype=np.int64)
-        return (X[:, h.feature] > h.threshold).astype(np.int64)
+        return right_side(X[:, h.feature], h.threshold, h.missing_left).astype(np.int64)
     if isinstance(h, RegressionTree):
         node = np.zeros(X.shape[0], dtype=np.int64)
         inner = h.feature[node] >= 0
         while inner.any():
             idx = np.flatnonzero(inner)
             n = node[idx]
-            go_left = X[idx, h.feature[n]] <= h.threshold[n]
+            x = X[idx, h.feature[n]]
+            go_left = (x <= h.threshold[n]) | (np.isnan(x) & h.missing_left[n])
             node[idx] = np.where(go_left, h.left[n], h.right[n])
             inner = h.feature[node] >= 0
         return node

@@ -11,17 +11,23 @@ labels) is in :mod:`marginboost.io.model_io`; an estimator declares what else it
 Hypotheses (``type`` picks the decoder; the class is matched exactly, so a subclass of a
 known type is not mistaken for it)::
 
-    {"type": "stump", "feature": j, "threshold": t | null, "sign": +1 | -1}
+    {"type": "stump", "feature": j, "threshold": t | null, "sign": +1 | -1, "missing_left": bool}
         Stump: sign if x[j] > t else -sign; null is the constant stump (threshold -inf).
     {"type": "tree", "feature": [...], "threshold": [...], "left": [...], "right": [...], "value": [...],
-     "gain": [...]}
+     "gain": [...], "missing_left": [bool, ...]}
         DecisionTree in flat arrays, node 0 the root, feature -1 a leaf, leaves +1 or -1;
         "gain" (optional: files written before trees kept it have none) the gain of each node's
         split, finite and >= 0 (DecisionTree.gain; it weighs the feature importances).
-    {"type": "regression_stump", "feature": j, "threshold": t | null, "left": a, "right": b}
+    {"type": "regression_stump", "feature": j, "threshold": t | null, "left": a, "right": b, "missing_left": bool}
         RegressionStump: a if x[j] <= t else b; null: the constant b.
     {"type": "regression_tree", ...the keys of "tree"...}
         RegressionTree: leaves hold any finite value.
+
+``missing_left`` (format 5): where a split sends a missing value (NaN), true for the left side
+(``x <= t``), per node in trees (leaves false). Files of format 4 and older, written before
+missing values were taken, have none: their hypotheses send NaN right (``missing_left`` false),
+as scikit-learn's HistGradientBoosting did for features never missing in training before it kept
+the sample counts by which it now picks the child with more samples; those files hold no counts.
 
 In trees, an internal node's children come after it (which rules out cycles) and lie inside
 the arrays, and its feature is below ``n_features_in``: the compiled tree walk does no bounds
@@ -119,24 +125,34 @@ def _threshold_in(value, where: str) -> float:
     return -np.inf if value is None else read_number(value, f"{where} threshold (a finite number or null)")
 
 
+def _missing_left_in(doc: dict, where: str) -> bool:
+    """A stump's ``missing_left`` (false where the file has none: format 4 and older)."""
+    value = doc.get("missing_left", False)
+    require(type(value) is bool, f"{where} missing_left must be true or false, got {value!r:.40}")
+    return value
+
+
 def _encode_stump(h: Stump) -> dict:
-    return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "sign": float(h.sign)}
+    return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "sign": float(h.sign),
+            "missing_left": bool(h.missing_left)}
 
 
 def _decode_stump(doc: dict, n_features: int, where: str) -> Stump:
     sign = read_number(doc["sign"], f"{where} sign")
     require(sign in (1.0, -1.0), f"{where} sign must be +1 or -1, got {sign}")
-    return Stump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where), sign)
+    return Stump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where), sign,
+                 _missing_left_in(doc, where))
 
 
 def _encode_regression_stump(h: RegressionStump) -> dict:
     return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "left": float(h.left),
-            "right": float(h.right)}
+            "right": float(h.right), "missing_left": bool(h.missing_left)}
 
 
 def _decode_regression_stump(doc: dict, n_features: int, where: str) -> RegressionStump:
     return RegressionStump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where),
-                           read_number(doc["left"], f"{where} left"), read_number(doc["right"], f"{where} right"))
+                           read_number(doc["left"], f"{where} left"), read_number(doc["right"], f"{where} right"),
+                           _missing_left_in(doc, where))
 
 
 def _feature(value, n_features: int, where: str) -> int:
@@ -147,7 +163,7 @@ def _feature(value, n_features: int, where: str) -> int:
 
 def _encode_tree(h: DecisionTree) -> dict:
     doc = {"feature": h.feature.tolist(), "threshold": h.threshold.tolist(), "left": h.left.tolist(),
-           "right": h.right.tolist(), "value": h.value.tolist()}
+           "right": h.right.tolist(), "value": h.value.tolist(), "missing_left": h.missing_left.tolist()}
     if h.gain is not None:
         doc["gain"] = h.gain.tolist()
     return doc
@@ -162,6 +178,9 @@ def _tree_decoder(cls, leaves_pm1: bool):
         left = read_numbers(doc["left"], f"{where} left", n, integer=True)
         right = read_numbers(doc["right"], f"{where} right", n, integer=True)
         value = read_numbers(doc["value"], f"{where} value", n)
+        missing_left = doc.get("missing_left", [False] * n)  # none in files of format 4 and older
+        require(isinstance(missing_left, list) and len(missing_left) == n
+                and all(type(v) is bool for v in missing_left), f"{where} missing_left must be a list of {n} booleans")
         require(bool(np.all((feature >= -1) & (feature < n_features))),
                 f"{where} feature index out of range [-1, {n_features})")
         internal = feature >= 0
@@ -175,7 +194,7 @@ def _tree_decoder(cls, leaves_pm1: bool):
         if "gain" in doc:
             gain = read_numbers(doc["gain"], f"{where} gain", n)
             require(bool(np.all(gain >= 0.0)), f"{where} gain must hold numbers >= 0")
-        return cls(feature, threshold, left, right, value, n_features, gain)
+        return cls(feature, threshold, left, right, value, n_features, gain, np.array(missing_left, dtype=np.bool_))
 
     return decode
 
@@ -190,6 +209,9 @@ HYPOTHESIS_CODECS = {
                          ("feature", "threshold", "left", "right"), ()),
     "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS, ("gain",)),
 }
+# Fields of every hypothesis type that a file of format 4 or older lacks (their default is read
+# instead); a type's own optional fields are the last item of its entry above.
+_OPTIONAL_FIELDS = {"missing_left"}
 _NAME_OF = {cls: name for name, (cls, *_) in HYPOTHESIS_CODECS.items()}
 
 
@@ -210,7 +232,7 @@ def decode_hypothesis(doc, n_features: int, where: str = "hypothesis"):
     require(isinstance(name, str) and name in HYPOTHESIS_CODECS,
             f"{where}: unknown hypothesis type {name!r:.40}; expected one of {sorted(HYPOTHESIS_CODECS)}")
     _, _, decode, fields, optional = HYPOTHESIS_CODECS[name]
-    check_keys(doc, {"type", *fields}, set(optional), where)
+    check_keys(doc, {"type", *fields}, set(optional) | _OPTIONAL_FIELDS, where)
     return decode(doc, n_features, where)
 
 

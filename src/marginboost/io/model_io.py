@@ -3,7 +3,7 @@
 A file holds everything ``predict`` and ``decision_function`` need, and nothing executable::
 
     {
-      "format": "marginboost-model", "format_version": 4, "marginboost_version": "0.1.0",
+      "format": "marginboost-model", "format_version": 5, "marginboost_version": "0.1.0",
       "estimator": "GBMClassifier",                 a class name of marginboost.registry.ESTIMATORS
       "params": {...},                              get_params(): strings, numbers, booleans, null
                                                     ('callbacks' is stored as null: run-time only)
@@ -85,7 +85,9 @@ name in every estimator: a version-3 file's state field ``coef`` (FWBoost, the m
 family) is read as ``weights``, ``init`` (GBM) as ``offset``, and FWBoost's parameter ``tol`` as
 ``eps``; its ``status`` is split into a status every loop shares and the family's
 ``stop_reason`` (``'perfect'`` is read as ``'converged'`` with reason ``'perfect'``,
-``'lambda<=0'`` as ``'converged'`` with ``'path_end'``, ...).
+``'lambda<=0'`` as ``'converged'`` with ``'path_end'``, ...). Version 5 stores the side each split
+sends missing values (NaN) to, ``missing_left`` (:mod:`marginboost.io.model_codecs`); the
+hypotheses of older files, which have none, send NaN right.
 
 Size: :func:`load_model` refuses a file larger than ``max_bytes`` (default
 ``MAX_MODEL_BYTES``, 16 MiB) before reading or parsing it, since parsing JSON takes several
@@ -121,7 +123,7 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "loa
            "model_from_dict", "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 # Parameters renamed since a format version: the name in files of that version and older -> today's.
 _RENAMED_PARAMS = {2: {"n_estimators": "max_iter", "fw": "step"}, 3: {"tol": "eps"}}
 # State fields renamed since a format version (one name per fitted concept, issue 30), likewise.

@@ -179,14 +179,17 @@ cdef bint _encode_feature(const char* X, Py_ssize_t s0, X_t* dtype_tag, Py_ssize
                           const double* thr_j, int64_t n_thr, uint8_t* codes_j, double* lower_j, double* upper_j,
                           int64_t* counts_j) noexcept nogil:
     """Code rows [start, stop) of one feature (``X``: its first entry, ``s0``: the row stride in
-    bytes): binary search for the number of thresholds < x. ``dtype_tag`` (unused) picks X's type."""
+    bytes): binary search for the number of thresholds < x; NaN (below no threshold, so the search
+    gives 0) to the missing bin ``n_thr + 1``, past the value bins (``counts_j`` has room for it;
+    its ``lower_j``/``upper_j``, compared with NaN, stay as they were). ``dtype_tag`` (unused) picks
+    X's type. False where the rows hold an infinity."""
     cdef bint finite = True
     cdef Py_ssize_t i
     cdef int64_t lo, hi, mid, below
     cdef double x
     for i in range(start, stop):
         x = <double>(<const X_t*>(X + i * s0))[0]
-        if not isfinite(x):
+        if not isfinite(x) and x == x:
             finite = False
         lo = 0
         hi = n_thr
@@ -197,6 +200,7 @@ cdef bint _encode_feature(const char* X, Py_ssize_t s0, X_t* dtype_tag, Py_ssize
             below = thr_j[mid] < x
             lo += (mid + 1 - lo) * below
             hi = mid + (hi - mid) * below
+        lo += (n_thr + 1) * (x != x)
         codes_j[i] = <uint8_t>lo
         counts_j[lo] += 1
         if x < lower_j[lo]:
@@ -208,8 +212,9 @@ cdef bint _encode_feature(const char* X, Py_ssize_t s0, X_t* dtype_tag, Py_ssize
 
 def _encode(const X_t[:, :] X, const double[:, ::1] thr, const int64_t[::1] n_bins, uint8_t[:, ::1] codes,
             double[:, ::1] lower, double[:, ::1] upper, int64_t[:, ::1] counts, uint8_t[::1] finite, int threads=1):
-    """Codes of X (any layout) into ``codes`` and per-bin lower, upper, counts; ``finite[j]`` cleared
-    where feature j has a NaN or an infinity. Blocks of rows, in each every feature (on ``threads``
+    """Codes of X (any layout) into ``codes`` and per-bin lower, upper, counts (W + 1 columns: room for
+    the missing bin, code ``n_bins[j]``, of NaN); ``finite[j]`` cleared where feature j has an
+    infinity. Blocks of rows, in each every feature (on ``threads``
     OpenMP threads, at most ``max_threads()``, a feature's whole work on one of them): each
     feature's result is the same whichever thread does it, so the same for any thread count."""
     cdef Py_ssize_t m = X.shape[0], p = X.shape[1], start, stop, j
@@ -224,9 +229,9 @@ def _encode(const X_t[:, :] X, const double[:, ::1] thr, const int64_t[::1] n_bi
     cdef X_t* tag = NULL
     if not (thr.shape[0] == p and n_bins.shape[0] == p and codes.shape[0] == p and cw == m and lower.shape[0] == p
             and upper.shape[0] == p and counts.shape[0] == p and finite.shape[0] == p and upper.shape[1] == bw
-            and counts.shape[1] == bw and bw == tw + 1):
+            and counts.shape[1] == bw and bw == tw + 2):
         raise ValueError("inconsistent shapes: X (m, p), thr (p, W - 1), n_bins (p,), codes (p, m), "
-                         "lower, upper, counts (p, W), finite (p,)")
+                         "lower, upper, counts (p, W + 1), finite (p,)")
     threads = limit_threads(threads)
     with nogil:
         for start in range(0, m, 1024):  # _BLOCK_ROWS (a literal step: a C loop)

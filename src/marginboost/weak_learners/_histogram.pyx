@@ -34,6 +34,7 @@ _F64 = np.dtype(np.float64)
 _I64 = np.dtype(np.int64)
 _U64 = np.dtype(np.uint64)
 _BOOL = np.dtype(np.bool_)
+_U8 = np.dtype(np.uint8)
 
 ctypedef fused count_t:
     int32_t
@@ -245,16 +246,18 @@ def _sum(w):
 
 
 cdef void _descend_c(const uint8_t* codes, Py_ssize_t m, const int64_t* feature, const int64_t* cut,
-                     const int64_t* left, const int64_t* right, Py_ssize_t n_tree, const int64_t* start,
-                     Py_ssize_t n_start, int64_t* leaf) noexcept nogil:
+                     const int64_t* left, const int64_t* right, const int64_t* missing_code, Py_ssize_t n_tree,
+                     const int64_t* start, Py_ssize_t n_start, int64_t* leaf) noexcept nogil:
     """:func:`_descend` into ``leaf`` (m). The select passes: the first reads the start (from the
     root: node 0 for all) and writes ``leaf``, the others update it; each one's choice between
     the children in arithmetic, ``hi + ((code > cut) - 1) * (hi - lo)``, with the code loaded
     whatever the example's node: gcc vectorised ``hi if code > cut else lo`` under ``if node ==
     k`` into masked loads and 64-lane mask shuffles, 2.6 us a pass at m = 7400; this 1.1 (numba's
-    1.2-1.4)."""
-    cdef bint from_root = n_start == 0, started = False
-    cdef int64_t lowest = 0, n_passes = 0, k, kk, c, lo, hi, li, d, t
+    1.2-1.4). A node whose ``missing_code`` is a code (>= 0) also sends that code left, in a pass
+    of its own, so that the passes of the other nodes (all, without missing values) stay as
+    they were."""
+    cdef bint from_root = n_start == 0, started = False, any_missing_code = False
+    cdef int64_t lowest = 0, n_passes = 0, k, kk, c, mc, lo, hi, li, d, t, code
     cdef Py_ssize_t i
     cdef const uint8_t* row
     if not from_root:
@@ -264,6 +267,15 @@ cdef void _descend_c(const uint8_t* codes, Py_ssize_t m, const int64_t* feature,
                 lowest = start[i]
     for k in range(lowest, n_tree):
         n_passes += feature[k] >= 0
+        any_missing_code |= (feature[k] >= 0) & (missing_code[k] >= 0)
+    if n_passes > _MAX_NODE_PASSES and any_missing_code:
+        for i in range(m):
+            kk = 0 if from_root else start[i]
+            while feature[kk] >= 0:
+                code = codes[feature[kk] * m + i]
+                kk = left[kk] if (code <= cut[kk]) | (code == missing_code[kk]) else right[kk]
+            leaf[i] = kk
+        return
     if n_passes > _MAX_NODE_PASSES:
         for i in range(m):
             kk = 0 if from_root else start[i]
@@ -276,10 +288,17 @@ cdef void _descend_c(const uint8_t* codes, Py_ssize_t m, const int64_t* feature,
             continue
         row = codes + feature[k] * m
         c = cut[k]
+        mc = missing_code[k]
         lo = left[k]
         hi = right[k]
         d = hi - lo
-        if started:
+        if mc >= 0:
+            for i in range(m):
+                li = leaf[i] if started else (0 if from_root else start[i])
+                code = row[i]
+                t = hi + (((code > c) & (code != mc)) - 1) * d
+                leaf[i] = t if li == k else li
+        elif started:
             for i in range(m):
                 li = leaf[i]
                 t = hi + ((<int64_t>row[i] > c) - 1) * d
@@ -301,9 +320,10 @@ cdef void _descend_c(const uint8_t* codes, Py_ssize_t m, const int64_t* feature,
             leaf[i] = 0 if from_root else start[i]
 
 
-def _descend(codes, feature, cut, left, right, start):
-    """The node each example reaches (``code <= cut`` goes left), walking down from ``start[i]``
-    (an ancestor of it; empty: from the root). ``feature``, ``cut``, ``left``, ``right``: int64.
+def _descend(codes, feature, cut, left, right, missing_code, start):
+    """The node each example reaches (``code <= cut`` or ``code == missing_code`` goes left),
+    walking down from ``start[i]`` (an ancestor of it; empty: from the root). ``feature``, ``cut``,
+    ``left``, ``right``, ``missing_code`` (-1: none): int64.
 
     Children have larger indices than their parent (:class:`_BinTree` appends them), so one sweep
     over the internal nodes at or below the lowest start, in index order, takes every example
@@ -311,26 +331,27 @@ def _descend(codes, feature, cut, left, right, start):
     select over all examples, which the compiler vectorises: 0.5-1 us at m = 7400, where the walk
     one example at a time took 19 us for a single step (issue 17). Beyond ``_MAX_NODE_PASSES``
     internal nodes (deep trees from the root) the per-example walk is cheaper."""
-    cdef Py_buffer v[7]
+    cdef Py_buffer v[8]
     cdef int nb = 0
     cdef Py_ssize_t m, n_tree, n_start
     try:
-        _tree_bufs(codes, feature, cut, left, right, v); nb += 5
-        mb_acquire(&v[5], start, MB_I64, 1, False, MB_C, b"start"); nb += 1
-        m, n_tree, n_start = v[0].shape[1], v[1].shape[0], v[5].shape[0]
+        _tree_bufs(codes, feature, cut, left, right, missing_code, v); nb += 6
+        mb_acquire(&v[6], start, MB_I64, 1, False, MB_C, b"start"); nb += 1
+        m, n_tree, n_start = v[0].shape[1], v[1].shape[0], v[6].shape[0]
         _check(n_start == 0 or n_start == m, "start: empty or (m,)")
-        leaf = _new(m, _I64, &v[6], MB_I64); nb += 1
+        leaf = _new(m, _I64, &v[7], MB_I64); nb += 1
         with nogil:
             _descend_c(<const uint8_t*>v[0].buf, m, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
-                       <const int64_t*>v[3].buf, <const int64_t*>v[4].buf, n_tree, <const int64_t*>v[5].buf,
-                       n_start, <int64_t*>v[6].buf)
+                       <const int64_t*>v[3].buf, <const int64_t*>v[4].buf, <const int64_t*>v[5].buf, n_tree,
+                       <const int64_t*>v[6].buf, n_start, <int64_t*>v[7].buf)
     finally:
         mb_release_n(v, nb)
     return leaf
 
 
-cdef int _tree_bufs(codes, feature, cut, left, right, Py_buffer* v) except -1:
-    """The buffers of codes and of a tree's (feature, cut, left, right) into v[0..4] (all or none)."""
+cdef int _tree_bufs(codes, feature, cut, left, right, missing_code, Py_buffer* v) except -1:
+    """The buffers of codes and of a tree's (feature, cut, left, right, missing_code) into v[0..5]
+    (all or none)."""
     cdef int nb = 0
     try:
         mb_acquire(&v[0], codes, MB_U8, 2, False, MB_C, b"codes"); nb += 1
@@ -338,8 +359,10 @@ cdef int _tree_bufs(codes, feature, cut, left, right, Py_buffer* v) except -1:
         mb_acquire(&v[2], cut, MB_I64, 1, False, MB_C, b"cut"); nb += 1
         mb_acquire(&v[3], left, MB_I64, 1, False, MB_C, b"left"); nb += 1
         mb_acquire(&v[4], right, MB_I64, 1, False, MB_C, b"right"); nb += 1
+        mb_acquire(&v[5], missing_code, MB_I64, 1, False, MB_C, b"missing_code"); nb += 1
         _check(v[2].shape[0] == v[1].shape[0] and v[3].shape[0] == v[1].shape[0]
-               and v[4].shape[0] == v[1].shape[0], "feature, cut, left, right of one length")
+               and v[4].shape[0] == v[1].shape[0] and v[5].shape[0] == v[1].shape[0],
+               "feature, cut, left, right, missing_code of one length")
     except BaseException:
         mb_release_n(v, nb)
         raise
@@ -442,8 +465,8 @@ cdef tuple _node_sums_arrays(const int64_t* leaf, int64_t first, Py_ssize_t n_no
     return total, mass, has_pos, has_neg
 
 
-def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n_nodes, int64_t width, start,
-                   summed):
+def _route_and_sum(codes, w, feature, cut, left, right, active_pos, missing_code, Py_ssize_t n_nodes,
+                   int64_t width, start, summed):
     """Each example's node (:func:`_descend` from ``start``), per node of the level
     :func:`_node_sums`, and the examples whose histograms are summed: those at positions ``k`` of
     the level with ``summed[k + 1]`` 1 (``summed``: a first 0, for examples in no node of the level,
@@ -457,7 +480,7 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
     minus the first one's, with no lookup; levels of more than ``2 * _NODES_PER_PASS`` nodes, or
     not consecutive, are summed in memory by :func:`.trees.node_stats`. The one-example-at-a-time
     walk with the sums in memory took 34 us a level at 7400 x 20, depth 2; now about 12 (issue 17)."""
-    cdef Py_buffer v[14]
+    cdef Py_buffer v[15]
     cdef int nb = 0
     cdef Py_ssize_t m, n_tree, n_start, n_pos, k, i, n_rows
     cdef int64_t first = -1, n = 0, kp
@@ -471,21 +494,21 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
     cdef uint64_t* offset_rows
     cdef double* w_rows
     try:
-        _tree_bufs(codes, feature, cut, left, right, v); nb += 5
-        mb_acquire(&v[5], w, MB_F64, 1, False, MB_C, b"w"); nb += 1
-        mb_acquire(&v[6], active_pos, MB_I64, 1, False, MB_C, b"active_pos"); nb += 1
-        mb_acquire(&v[7], start, MB_I64, 1, False, MB_C, b"start"); nb += 1
-        mb_acquire(&v[8], summed, MB_I64, 1, False, MB_C, b"summed"); nb += 1
-        m, n_tree, n_start, n_pos = v[0].shape[1], v[1].shape[0], v[7].shape[0], v[6].shape[0]
-        _check(v[5].shape[0] == m and (n_start == 0 or n_start == m) and n_pos >= n_tree,
+        _tree_bufs(codes, feature, cut, left, right, missing_code, v); nb += 6
+        mb_acquire(&v[6], w, MB_F64, 1, False, MB_C, b"w"); nb += 1
+        mb_acquire(&v[7], active_pos, MB_I64, 1, False, MB_C, b"active_pos"); nb += 1
+        mb_acquire(&v[8], start, MB_I64, 1, False, MB_C, b"start"); nb += 1
+        mb_acquire(&v[9], summed, MB_I64, 1, False, MB_C, b"summed"); nb += 1
+        m, n_tree, n_start, n_pos = v[0].shape[1], v[1].shape[0], v[8].shape[0], v[7].shape[0]
+        _check(v[6].shape[0] == m and (n_start == 0 or n_start == m) and n_pos >= n_tree,
                "w (m,), start empty or (m,), active_pos as long as feature")
-        wp, pos, sm = <const double*>v[5].buf, <const int64_t*>v[6].buf, <const int64_t*>v[8].buf
-        leaf = _new(m, _I64, &v[9], MB_I64); nb += 1
-        lf = <const int64_t*>v[9].buf
+        wp, pos, sm = <const double*>v[6].buf, <const int64_t*>v[7].buf, <const int64_t*>v[9].buf
+        leaf = _new(m, _I64, &v[10], MB_I64); nb += 1
+        lf = <const int64_t*>v[10].buf
         with nogil:
             _descend_c(<const uint8_t*>v[0].buf, m, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
-                       <const int64_t*>v[3].buf, <const int64_t*>v[4].buf, n_tree, <const int64_t*>v[7].buf,
-                       n_start, <int64_t*>v[9].buf)
+                       <const int64_t*>v[3].buf, <const int64_t*>v[4].buf, <const int64_t*>v[5].buf, n_tree,
+                       <const int64_t*>v[8].buf, n_start, <int64_t*>v[10].buf)
             for k in range(n_pos):
                 if pos[k] >= 0:
                     first = k - pos[k] if first < 0 else first
@@ -499,7 +522,7 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
                 for i in range(m):
                     position[i] = pos[lf[i]]
             sums = tuple(node_stats(w, position_arr, n_nodes))
-        n_rows = m if v[8].shape[0] else 0
+        n_rows = m if v[9].shape[0] else 0
         rows_arr = _new(n_rows, _U64, &v[nb], MB_U64); nb += 1
         rows = <uint64_t*>v[nb - 1].buf
         offset_arr = _new(n_rows, _U64, &v[nb], MB_U64); nb += 1
@@ -518,14 +541,15 @@ def _route_and_sum(codes, w, feature, cut, left, right, active_pos, Py_ssize_t n
     return (leaf, rows_arr[:n], offset_arr[:n], w_rows_arr[:n]) + sums
 
 
-def _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_count, int64_t width):
+def _sibling_plan(feature, cut, left, right, active_pos, missing_code, parent_pos, parent_count, int64_t width):
     """The subtraction's plan (:func:`level_stats`): per node ``k`` split one level up (at position
     ``parent_pos[k]`` there), the row ``(that position, position of its child with fewer examples,
     position of the other)`` (the left child on a tie), the counts from the parent's histogram of its
-    own feature (``parent_count``: (p, nodes * W), int32 or int64); and ``summed`` for
+    own feature (``parent_count``: (p, nodes * W), int32 or int64; the bins ``<= cut[k]`` and the bin
+    ``missing_code[k]`` go left); and ``summed`` for
     :func:`_route_and_sum`: a 0, then per position of this level 1 where its histograms are summed
     (the smaller children), 0 elsewhere."""
-    cdef Py_buffer v[9]
+    cdef Py_buffer v[10]
     cdef int nb = 0
     cdef Py_ssize_t k, n_parent_pos, n_pos, cw
     cdef int64_t n_parents = 0, n_positions = 0
@@ -540,30 +564,35 @@ def _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_coun
         mb_acquire(&v[4], active_pos, MB_I64, 1, False, MB_C, b"active_pos"); nb += 1
         mb_acquire(&v[5], parent_pos, MB_I64, 1, False, MB_C, b"parent_pos"); nb += 1
         mb_acquire(&v[6], parent_count, MB_INT, 2, False, MB_C, b"parent_count"); nb += 1
+        mb_acquire(&v[7], missing_code, MB_I64, 1, False, MB_C, b"missing_code"); nb += 1
         ft, ap, pp = <const int64_t*>v[0].buf, <const int64_t*>v[4].buf, <const int64_t*>v[5].buf
         n_parent_pos, n_pos, cw = v[5].shape[0], v[4].shape[0], v[6].shape[1]
-        _check(n_parent_pos <= v[0].shape[0] and n_parent_pos <= v[1].shape[0], "parent_pos no longer than feature")
+        _check(n_parent_pos <= v[0].shape[0] and n_parent_pos <= v[1].shape[0] and n_parent_pos <= v[7].shape[0],
+               "parent_pos no longer than feature")
         for k in range(n_parent_pos):
             n_parents += (pp[k] >= 0) & (ft[k] >= 0)
         for k in range(n_pos):
             n_positions += ap[k] >= 0
         plan = _empty((n_parents, 3), _I64)
-        mb_acquire(&v[7], plan, MB_I64, 2, True, MB_C, b"plan"); nb += 1
-        summed = _new_zeros(n_positions + 1, _I64, &v[8], MB_I64); nb += 1
+        mb_acquire(&v[8], plan, MB_I64, 2, True, MB_C, b"plan"); nb += 1
+        summed = _new_zeros(n_positions + 1, _I64, &v[9], MB_I64); nb += 1
         with nogil:
             if v[6].itemsize == 4:
-                _plan_c(ft, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf, <const int64_t*>v[3].buf, ap, pp,
-                        n_parent_pos, <const int32_t*>v[6].buf, cw, width, <int64_t*>v[7].buf, <int64_t*>v[8].buf)
+                _plan_c(ft, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf, <const int64_t*>v[3].buf,
+                        <const int64_t*>v[7].buf, ap, pp, n_parent_pos, <const int32_t*>v[6].buf, cw, width,
+                        <int64_t*>v[8].buf, <int64_t*>v[9].buf)
             else:
-                _plan_c(ft, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf, <const int64_t*>v[3].buf, ap, pp,
-                        n_parent_pos, <const int64_t*>v[6].buf, cw, width, <int64_t*>v[7].buf, <int64_t*>v[8].buf)
+                _plan_c(ft, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf, <const int64_t*>v[3].buf,
+                        <const int64_t*>v[7].buf, ap, pp, n_parent_pos, <const int64_t*>v[6].buf, cw, width,
+                        <int64_t*>v[8].buf, <int64_t*>v[9].buf)
     finally:
         mb_release_n(v, nb)
     return plan, summed
 
 
 cdef void _plan_c(const int64_t* feature, const int64_t* cut, const int64_t* left, const int64_t* right,
-                  const int64_t* active_pos, const int64_t* parent_pos, Py_ssize_t n_parent_pos,
+                  const int64_t* missing_code, const int64_t* active_pos, const int64_t* parent_pos,
+                  Py_ssize_t n_parent_pos,
                   const count_t* parent_count, Py_ssize_t cw, int64_t width, int64_t* plan,
                   int64_t* summed) noexcept nogil:
     cdef Py_ssize_t k, r = 0
@@ -578,7 +607,7 @@ cdef void _plan_c(const int64_t* feature, const int64_t* cut, const int64_t* lef
         n_all = 0
         for b in range(width):
             n_all += row[base + b]
-            n_left += row[base + b] * (b <= cut[k])
+            n_left += row[base + b] * ((b <= cut[k]) | (b == missing_code[k]))
         small = active_pos[left[k]]
         large = active_pos[right[k]]
         if 2 * n_left > n_all:
@@ -654,10 +683,13 @@ def _root_sums(w):
 # ------------------------------------------------------------------ sweeps (on the summed histograms)
 
 
-def _best_bin_stump(hist, counts, n_bins, double total):
-    """(feature, last bin left a, first bin right c, sign, edge); a = -1 for a constant. ``hist``
-    (p, W) float64, ``counts`` (p, W) int32 or int64, ``n_bins`` (p,) int64."""
-    cdef Py_buffer v[3]
+def _best_bin_stump(hist, counts, n_bins, double total, missing=None):
+    """(feature, last bin left a, first bin right c, sign, edge, missing_left); a = -1 for a
+    constant. ``hist`` (p, W) float64, ``counts`` (p, W) int32 or int64, ``n_bins`` (p,) int64.
+    ``missing`` (p,) uint8 (None: none): the features with a missing bin (code ``n_bins[j]``); the
+    sweep then also chooses the side of the missing values (:func:`_stump_sweep_missing`). Without,
+    they go to the side with more examples (the left on a tie)."""
+    cdef Py_buffer v[4]
     cdef int nb = 0
     cdef _Stump best
     try:
@@ -666,21 +698,49 @@ def _best_bin_stump(hist, counts, n_bins, double total):
         mb_acquire(&v[2], n_bins, MB_I64, 1, False, MB_C, b"n_bins"); nb += 1
         _check(v[1].shape[0] == v[0].shape[0] and v[1].shape[1] == v[0].shape[1] and v[2].shape[0] == v[0].shape[0],
                "hist, counts (p, W), n_bins (p,)")
+        if missing is not None:
+            mb_acquire(&v[3], missing, MB_U8, 1, False, MB_C, b"missing"); nb += 1
+            _check(v[3].shape[0] == v[0].shape[0], "missing (p,)")
         with nogil:
-            if v[1].itemsize == 4:
+            if nb == 4 and v[1].itemsize == 4:
+                best = _stump_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf,
+                                            <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
+                                            v[0].shape[1], total)
+            elif nb == 4:
+                best = _stump_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf,
+                                            <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
+                                            v[0].shape[1], total)
+            elif v[1].itemsize == 4:
                 best = _stump_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                                     v[0].shape[0], v[0].shape[1], total)
+                best.missing_left = best.a >= 0 and _more_left(<const int32_t*>v[1].buf + best.feature * v[1].shape[1],
+                                                               best.a, (<const int64_t*>v[2].buf)[best.feature])
             else:
                 best = _stump_sweep(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
                                     v[0].shape[0], v[0].shape[1], total)
+                best.missing_left = best.a >= 0 and _more_left(<const int64_t*>v[1].buf + best.feature * v[1].shape[1],
+                                                               best.a, (<const int64_t*>v[2].buf)[best.feature])
     finally:
         mb_release_n(v, nb)
-    return best.feature, best.a, best.c, best.sign, best.edge
+    return best.feature, best.a, best.c, best.sign, best.edge, best.missing_left
 
 
 cdef struct _Stump:
     int64_t feature, a, c
     double sign, edge
+    bint missing_left
+
+
+cdef inline bint _more_left(const count_t* counts, int64_t a, int64_t n_bins) noexcept nogil:
+    """Whether the value bins up to ``a`` hold at least as many examples as those after it (of
+    ``n_bins``): the side of a split's missing values when none was seen in training there."""
+    cdef int64_t b, left = 0, right = 0
+    for b in range(n_bins):
+        if b <= a:
+            left += counts[b]
+        else:
+            right += counts[b]
+    return left >= right
 
 
 cdef _Stump _stump_sweep(const double* hist, const count_t* counts, const int64_t* n_bins, Py_ssize_t p,
@@ -709,16 +769,73 @@ cdef _Stump _stump_sweep(const double* hist, const count_t* counts, const int64_
     best.feature, best.a, best.c = best_feature, best_a, best_c
     best.edge = fabs(best_v)
     best.sign = 1.0 if best_v >= 0.0 else -1.0
+    best.missing_left = False
     return best
 
 
-def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
-    """Per node: best (feature, a, c, |L| + |R|) and its raw threshold ``midpoint(upper[f, a],
+cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
+                                 const uint8_t* missing, Py_ssize_t p, Py_ssize_t width, double total) noexcept nogil:
+    """:func:`_stump_sweep` with missing bins (the exact stump's ``_best_stump_missing`` on bins): a
+    cut between value bins has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)``
+    (left; M the missing bin's sum) and takes the larger in absolute value, on a tie (e.g. no missing
+    bin) the side of more examples (the left on a tie); then the cut of the value bins against the
+    missing bin, missing right (c: the missing bin, whose ``lower`` +inf makes the raw threshold the
+    largest value)."""
+    cdef _Stump best
+    cdef double left, er, el, e, miss, best_v = total
+    cdef int64_t prev, b, nb, best_feature = 0, best_a = -1, best_c = -1, n_left, n_finite
+    cdef bint to_left, best_missing_left = False
+    cdef Py_ssize_t j
+    cdef const double* h
+    cdef const count_t* cn
+    for j in range(p):
+        h = hist + j * width
+        cn = counts + j * width
+        nb = n_bins[j]
+        miss = h[nb] if missing[j] else 0.0
+        n_finite = 0
+        for b in range(nb):
+            n_finite += cn[b]
+        left = 0.0
+        n_left = 0
+        prev = -1
+        for b in range(nb):
+            if cn[b] == 0:
+                continue
+            if prev >= 0:
+                er = total - 2.0 * left
+                el = total - 2.0 * (left + miss)
+                to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * n_left >= n_finite)
+                e = el if to_left else er
+                if fabs(e) > fabs(best_v):
+                    best_v = e
+                    best_feature, best_a, best_c, best_missing_left = j, prev, b, to_left
+            left += h[b]
+            n_left += cn[b]
+            prev = b
+        if missing[j] and prev >= 0:
+            er = total - 2.0 * left
+            if fabs(er) > fabs(best_v):
+                best_v = er
+                best_feature, best_a, best_c, best_missing_left = j, prev, nb, False
+    best.feature, best.a, best.c = best_feature, best_a, best_c
+    best.edge = fabs(best_v)
+    best.sign = 1.0 if best_v >= 0.0 else -1.0
+    best.missing_left = best_missing_left
+    return best
+
+
+def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, missing=None):
+    """Per node: best (feature, a, c, |L| + |R|), its raw threshold ``midpoint(upper[f, a],
     lower[f, c])`` (:func:`_raw_threshold`, here where a call of it per node from Python cost about
-    1.5 us); feature -1 (threshold 0) where the node has no cut. ``hist`` (p, nodes, W) float64,
-    ``counts`` the same shape, int32 or int64; ``upper``, ``lower``: (p, W) float64."""
-    cdef Py_buffer v[12]
+    1.5 us) and whether the missing values go left (uint8); feature -1 (threshold 0) where the node
+    has no cut. ``hist`` (p, nodes, W) float64, ``counts`` the same shape, int32 or int64; ``upper``,
+    ``lower``: (p, W) float64. ``missing``: as :func:`_best_bin_stump`'s (the sweep then is
+    :func:`_splits_sweep_missing`); without, the missing values go to the side with more of the
+    node's examples (the left on a tie)."""
+    cdef Py_buffer v[14]
     cdef int nb = 0
+    cdef bint with_missing = missing is not None
     cdef Py_ssize_t p, n_nodes, width, bw, n
     cdef int64_t f
     cdef int64_t* bf
@@ -726,8 +843,10 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
     cdef int64_t* bc
     cdef double* bs
     cdef double* th
+    cdef uint8_t* ml
     cdef const double* up
     cdef const double* lo
+    cdef const uint8_t* mp = NULL
     try:
         mb_acquire(&v[0], hist, MB_F64, 3, False, MB_C, b"hist"); nb += 1
         mb_acquire(&v[1], counts, MB_INT, 3, False, MB_C, b"counts"); nb += 1
@@ -746,8 +865,13 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
         best_c = _new(n_nodes, _I64, &v[9], MB_I64); nb += 1
         best_score = _new(n_nodes, _F64, &v[10], MB_F64); nb += 1
         threshold = _new(n_nodes, _F64, &v[11], MB_F64); nb += 1
+        missing_left = _new(n_nodes, _U8, &v[12], MB_U8); nb += 1
+        if with_missing:
+            mb_acquire(&v[13], missing, MB_U8, 1, False, MB_C, b"missing"); nb += 1
+            _check(v[13].shape[0] == p, "missing (p,)")
+            mp = <const uint8_t*>v[13].buf
         bf, ba, bc = <int64_t*>v[7].buf, <int64_t*>v[8].buf, <int64_t*>v[9].buf
-        bs, th = <double*>v[10].buf, <double*>v[11].buf
+        bs, th, ml = <double*>v[10].buf, <double*>v[11].buf, <uint8_t*>v[12].buf
         up, lo = <const double*>v[5].buf, <const double*>v[6].buf
         with nogil:
             for n in range(n_nodes):  # (np.full, a Python function, cost 1 us a call)
@@ -756,19 +880,36 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower):
                 bc[n] = 0
                 bs[n] = -1.0
                 th[n] = 0.0
-            if v[1].itemsize == 4:
+                ml[n] = 0
+            if with_missing and v[1].itemsize == 4:
+                _splits_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf,
+                                      ba, bc, bs, ml)
+            elif with_missing:
+                _splits_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf,
+                                      ba, bc, bs, ml)
+            elif v[1].itemsize == 4:
                 _splits_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                               <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf, ba, bc, bs)
+                for n in range(n_nodes):
+                    if bf[n] >= 0:
+                        ml[n] = _more_left(<const int32_t*>v[1].buf + (bf[n] * n_nodes + n) * width, ba[n],
+                                           (<const int64_t*>v[2].buf)[bf[n]])
             else:
                 _splits_sweep(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
                               <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf, ba, bc, bs)
+                for n in range(n_nodes):
+                    if bf[n] >= 0:
+                        ml[n] = _more_left(<const int64_t*>v[1].buf + (bf[n] * n_nodes + n) * width, ba[n],
+                                           (<const int64_t*>v[2].buf)[bf[n]])
             for n in range(n_nodes):
                 f = bf[n]
                 if f >= 0:
                     th[n] = midpoint(up[f * bw + ba[n]], lo[f * bw + bc[n]])
     finally:
         mb_release_n(v, nb)
-    return best_feature, best_a, best_c, best_score, threshold
+    return best_feature, best_a, best_c, best_score, threshold, missing_left
 
 
 cdef void _splits_sweep(const double* hist, const count_t* counts, const int64_t* n_bins,
@@ -804,3 +945,62 @@ cdef void _splits_sweep(const double* hist, const count_t* counts, const int64_t
                         best_c[n] = b
                 left += h[b]
                 prev = b
+
+
+cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
+                                const uint8_t* missing, const double* node_total, const double* node_mass,
+                                Py_ssize_t p, Py_ssize_t n_nodes, Py_ssize_t width, int64_t* best_feature,
+                                int64_t* best_a, int64_t* best_c, double* best_score,
+                                uint8_t* best_missing_left) noexcept nogil:
+    """:func:`_splits_sweep` with missing bins (the exact trees' ``_sweep_missing`` on bins): a cut
+    between value bins scores the larger of ``|L| + |S - L|`` (missing values right) and
+    ``|L + M| + |S - L - M|`` (left; M the node's missing bin), the missing values going to that
+    side, and to the side of more of the node's examples (the left on a tie) when the two are within
+    the tolerance (e.g. the node has no missing example: then M is taken as 0, as a subtracted bin
+    of no example may hold a rounding residue); then the cut of the value bins against the missing
+    bin, missing right."""
+    cdef Py_ssize_t n, j
+    cdef int64_t b, prev, nb, n_left, n_finite
+    cdef double left, total, tol, miss, sr, sl, score
+    cdef bint to_left
+    cdef const double* h
+    cdef const count_t* c
+    for n in range(n_nodes):
+        total = node_total[n]
+        tol = MB_SPLIT_TOL * node_mass[n]
+        for j in range(p):
+            h = hist + (j * n_nodes + n) * width
+            c = counts + (j * n_nodes + n) * width
+            nb = n_bins[j]
+            miss = h[nb] if missing[j] and c[nb] > 0 else 0.0
+            n_finite = 0
+            for b in range(nb):
+                n_finite += c[b]
+            left = 0.0
+            n_left = 0
+            prev = -1
+            for b in range(nb):
+                if c[b] == 0:
+                    continue
+                if prev >= 0:
+                    sr = fabs(left) + fabs(total - left)
+                    sl = fabs(left + miss) + fabs(total - left - miss)
+                    to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
+                    score = sl if sl > sr else sr
+                    if score > best_score[n] + tol:
+                        best_score[n] = score
+                        best_feature[n] = j
+                        best_a[n] = prev
+                        best_c[n] = b
+                        best_missing_left[n] = to_left
+                left += h[b]
+                n_left += c[b]
+                prev = b
+            if missing[j] and c[nb] > 0 and prev >= 0:
+                sr = fabs(left) + fabs(total - left)
+                if sr > best_score[n] + tol:
+                    best_score[n] = sr
+                    best_feature[n] = j
+                    best_a[n] = prev
+                    best_c[n] = nb
+                    best_missing_left[n] = False

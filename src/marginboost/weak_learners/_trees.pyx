@@ -3,7 +3,7 @@ there). The level kernels that other compiled modules call are declared in ``_tr
 import numpy as np
 
 from libc.math cimport fabs
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from marginboost.weak_learners._stumps cimport midpoint
@@ -210,9 +210,11 @@ def split_by_node(const double[::1] values, const int64_t[::1] rank, const doubl
 
 cdef inline void _sweep(const double* values, const int64_t* rank, const double* w, Py_ssize_t lo, Py_ssize_t hi,
                         int64_t j, Py_ssize_t n, const double* node_total, const double* node_mass,
-                        int64_t* best_feature, double* best_threshold, double* best_score) noexcept nogil:
-    """_sweep_node: feature j for node n, ``values[lo:hi]`` and their ``w[rank[k]]`` (NULL rank: ``w[k]``).
-    The first entry (no cut before it) is peeled off the loop."""
+                        int64_t* best_feature, double* best_threshold, double* best_score,
+                        int64_t* best_count) noexcept nogil:
+    """_sweep_node: feature j for node n, ``values[lo:hi]`` and their ``w[rank[k]]`` (NULL rank: ``w[k]``);
+    ``best_count[n]``: the examples left of the best cut (NULL: not kept). The first entry (no cut before
+    it) is peeled off the loop."""
     cdef double total = node_total[n], tol = MB_TREES_SPLIT_TOL * node_mass[n], best = best_score[n]
     cdef double left, last, v, score
     cdef Py_ssize_t k
@@ -228,6 +230,8 @@ cdef inline void _sweep(const double* values, const int64_t* rank, const double*
             best_score[n] = score
             best_feature[n] = j
             best_threshold[n] = midpoint(last, v)
+            if best_count != NULL:
+                best_count[n] = k - lo
         left += w[<uint64_t>rank[k]] if rank != NULL else w[k]  # unsigned: no test for a negative index
         last = v
 
@@ -235,7 +239,7 @@ cdef inline void _sweep(const double* values, const int64_t* rank, const double*
 cdef inline void _sweep_pair(const double* va, const int64_t* ra, const double* wa, const double* vb,
                              const int64_t* rb, const double* wb, Py_ssize_t lo, Py_ssize_t hi, int64_t j,
                              Py_ssize_t n, const double* node_total, const double* node_mass, int64_t* best_feature,
-                             double* best_threshold, double* best_score) noexcept nogil:
+                             double* best_threshold, double* best_score, int64_t* best_count) noexcept nogil:
     """_sweep of feature j (``va``, ``ra``, ``wa``) and then of feature j + 1 (``vb``, ``rb``, ``wb``) for node
     n, in one loop: two independent running sums, so that each add need not wait for the other's (a sweep
     is bound by the latency of its running sum's adds).
@@ -250,7 +254,7 @@ cdef inline void _sweep_pair(const double* va, const int64_t* ra, const double* 
     cdef double total = node_total[n], tol = MB_TREES_SPLIT_TOL * node_mass[n], g = best_score[n]
     cdef double ba = g, bb = g, ta = 0.0, tb = 0.0, la, lb, lasta, lastb, xa, xb, sa, sb
     cdef bint fa = False, fb = False
-    cdef Py_ssize_t k
+    cdef Py_ssize_t k, ka = 0, kb = 0
     if lo >= hi:
         return
     la = wa[<uint64_t>ra[lo]] if ra != NULL else wa[lo]
@@ -265,10 +269,12 @@ cdef inline void _sweep_pair(const double* va, const int64_t* ra, const double* 
         if (xa != lasta) & (sa > ba + tol):
             ba = sa
             ta = midpoint(lasta, xa)
+            ka = k
             fa = True
         if (xb != lastb) & (sb > bb + tol):
             bb = sb
             tb = midpoint(lastb, xb)
+            kb = k
             fb = True
         la += wa[<uint64_t>ra[k]] if ra != NULL else wa[k]
         lb += wb[<uint64_t>rb[k]] if rb != NULL else wb[k]
@@ -278,12 +284,15 @@ cdef inline void _sweep_pair(const double* va, const int64_t* ra, const double* 
         best_score[n] = ba
         best_feature[n] = j
         best_threshold[n] = ta
+        best_count[n] = ka - lo
         if fb and bb > ba:
-            _sweep(vb, rb, wb, lo, hi, j + 1, n, node_total, node_mass, best_feature, best_threshold, best_score)
+            _sweep(vb, rb, wb, lo, hi, j + 1, n, node_total, node_mass, best_feature, best_threshold, best_score,
+                   best_count)
     elif fb:
         best_score[n] = bb
         best_feature[n] = j + 1
         best_threshold[n] = tb
+        best_count[n] = kb - lo
 
 
 def _sweep_node(const double[::1] values, const int64_t[::1] rank, const double[::1] w, Py_ssize_t lo, Py_ssize_t hi,
@@ -300,19 +309,75 @@ def _sweep_node(const double[::1] values, const int64_t[::1] rank, const double[
         raise IndexError("_sweep_node: lo, hi or n outside the arrays")
     with nogil:
         _sweep(&values[0], &rank[0] if rank.shape[0] > 0 else NULL, &w[0], lo, hi, j, n, &node_total[0],
-               &node_mass[0], &best_feature[0], &best_threshold[0], &best_score[0])
+               &node_mass[0], &best_feature[0], &best_threshold[0], &best_score[0], NULL)
+
+
+cdef inline void _sweep_missing(const double* values, const int64_t* rank, const double* w, Py_ssize_t lo,
+                                Py_ssize_t hi, int64_t j, Py_ssize_t n, const double* node_total,
+                                const double* node_mass, int64_t* best_feature, double* best_threshold,
+                                double* best_score, uint8_t* best_missing_left) noexcept nogil:
+    """_sweep for a sample with missing values: the node's examples missing feature j (NaN, sorted
+    last: ``values[fin:hi]``, their sum M) join either side of each cut between two finite values,
+
+        score_right = |L| + |S - L|,    score_left = |L + M| + |S - L - M|,
+
+    and the cut's score is the larger; the missing examples go to that side, and when the two are
+    within the tolerance of each other (in particular when M = 0: no missing example here) to the
+    side of more finite examples (the left on a tie; trees.py). One more cut: the finite examples
+    against the missing ones (threshold: the largest finite value, ``midpoint(last, NaN)``), missing
+    right. Without missing examples every score and choice is :func:`_sweep`'s."""
+    cdef double total = node_total[n], tol = MB_TREES_SPLIT_TOL * node_mass[n], best = best_score[n]
+    cdef double miss = 0.0, left, last, v, sr, sl, score
+    cdef Py_ssize_t fin = hi, k
+    cdef bint to_left
+    if lo >= hi:
+        return
+    while fin > lo and values[fin - 1] != values[fin - 1]:
+        fin -= 1
+    if fin == lo:  # every example of the node misses feature j: no cut
+        return
+    for k in range(fin, hi):
+        miss += w[<uint64_t>rank[k]] if rank != NULL else w[k]
+    left = w[<uint64_t>rank[lo]] if rank != NULL else w[lo]
+    last = values[lo]
+    for k in range(lo + 1, fin):
+        v = values[k]
+        if v != last:
+            sr = fabs(left) + fabs(total - left)
+            sl = fabs(left + miss) + fabs(total - left - miss)
+            to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * (k - lo) >= fin - lo)
+            score = sl if sl > sr else sr
+            if score > best + tol:
+                best = score
+                best_score[n] = score
+                best_feature[n] = j
+                best_threshold[n] = midpoint(last, v)
+                best_missing_left[n] = to_left
+        left += w[<uint64_t>rank[k]] if rank != NULL else w[k]
+        last = v
+    if fin < hi:
+        sr = fabs(left) + fabs(total - left)
+        if sr > best + tol:
+            best_score[n] = sr
+            best_feature[n] = j
+            best_threshold[n] = last
+            best_missing_left[n] = False
 
 
 def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w,
                  const int64_t[::1] node_of, const double[::1] node_total, const double[::1] node_mass,
-                 Py_ssize_t n_nodes):
+                 Py_ssize_t n_nodes, bint missing=False):
     """Best (feature, threshold, |L| + |R|) for every node of one level (``node_of[i]``: example i's
-    node, -1 for none; one node is the root, every example in it); feature -1 where a node has no
-    cut (one distinct value in every feature). See trees.py for the method.
+    node, -1 for none; one node is the root, every example in it), and whether the missing values
+    go left (uint8); feature -1 where a node has no cut (one distinct value in every feature). See
+    trees.py for the method.
 
     ``vals`` and ``order``: :func:`.stumps.presort`'s C-contiguous (p, m) arrays. The features are
     swept two at a time (:func:`_sweep_pair`; below the root both split by node first), with the
-    result of sweeping them one after the other."""
+    result of sweeping them one after the other; each keeps the examples left of its best cut, and
+    the missing values go to the child of more examples (the left on a tie). ``missing``: X has
+    NaN (sorted last in ``vals``); the features are then swept one at a time by
+    :func:`_sweep_missing`, which also chooses the side of the missing values."""
     cdef Py_ssize_t p = vals.shape[0], m = vals.shape[1]
     cdef Py_ssize_t j, n, row, lo, hi, row_len = 0, rows, size
     cdef bint failed = False
@@ -324,11 +389,17 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
     feature_out = np.empty(n_nodes, dtype=np.int64)
     threshold_out = np.empty(n_nodes)
     score_out = np.empty(n_nodes)
-    cdef int64_t[::1] bf = feature_out
+    count_out = np.zeros(n_nodes, dtype=np.int64)
+    size_out = np.full(n_nodes, m, dtype=np.int64)
+    missing_left_out = np.zeros(n_nodes, dtype=np.uint8)
+    cdef int64_t[::1] bf = feature_out, bk = count_out, ns = size_out
     cdef double[::1] bt = threshold_out, bs = score_out
+    cdef uint8_t[::1] bm = missing_left_out
     cdef int64_t* best_feature = &bf[0]
     cdef double* best_threshold = &bt[0]
     cdef double* best_score = &bs[0]
+    cdef int64_t* best_count = &bk[0]
+    cdef uint8_t* best_missing_left = &bm[0]
     cdef const double* total = &node_total[0]
     cdef const double* mass = &node_mass[0]
     cdef uint64_t* slot = NULL
@@ -346,15 +417,19 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
             best_score[n] = -1.0
         if m == 0:
             pass
+        elif n_nodes == 1 and missing:
+            for j in range(p):
+                _sweep_missing(&vals[j, 0], &order[j, 0], &w[0], 0, m, j, 0, total, mass, best_feature,
+                               best_threshold, best_score, best_missing_left)
         elif n_nodes == 1:
             j = 0
             while j + 1 < p:
                 _sweep_pair(&vals[j, 0], &order[j, 0], &w[0], &vals[j + 1, 0], &order[j + 1, 0], &w[0], 0, m, j, 0,
-                            total, mass, best_feature, best_threshold, best_score)
+                            total, mass, best_feature, best_threshold, best_score, best_count)
                 j += 2
             if j < p:
                 _sweep(&vals[j, 0], &order[j, 0], &w[0], 0, m, j, 0, total, mass, best_feature, best_threshold,
-                       best_score)
+                       best_score, best_count)
         else:
             slot = <uint64_t*>malloc(m * sizeof(uint64_t))
             start = <int64_t*>malloc((n_nodes + 2) * sizeof(int64_t))
@@ -366,10 +441,23 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
                 row_len = start[n_nodes + 1]
                 rows = 2 if n_nodes == 2 else 1
                 size = rows * row_len
+                for n in range(n_nodes):
+                    node_entries_c(start, n_nodes, n, &row, &lo, &hi)
+                    ns[n] = hi - lo
                 # values and w split by node, for two features
                 work = <double*>malloc(4 * size * sizeof(double))
                 if work == NULL:
                     failed = True
+                elif missing:
+                    va = work
+                    wa = work + size
+                    for j in range(p):
+                        split_by_node_c(&vals[j, 0], &order[j, 0], m, &w[0], NULL, slot, start, n_nodes, va, wa, NULL,
+                                        row_len, position)
+                        for n in range(n_nodes):
+                            node_entries_c(start, n_nodes, n, &row, &lo, &hi)
+                            _sweep_missing(va + row * row_len, NULL, wa + row * row_len, lo, hi, j, n, total, mass,
+                                           best_feature, best_threshold, best_score, best_missing_left)
                 else:
                     va = work
                     wa = work + size
@@ -385,7 +473,7 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
                             node_entries_c(start, n_nodes, n, &row, &lo, &hi)
                             _sweep_pair(va + row * row_len, NULL, wa + row * row_len, vb + row * row_len, NULL,
                                         wb + row * row_len, lo, hi, j, n, total, mass, best_feature, best_threshold,
-                                        best_score)
+                                        best_score, best_count)
                         j += 2
                     if j < p:
                         split_by_node_c(&vals[j, 0], &order[j, 0], m, &w[0], NULL, slot, start, n_nodes, va, wa, NULL,
@@ -393,14 +481,17 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
                         for n in range(n_nodes):
                             node_entries_c(start, n_nodes, n, &row, &lo, &hi)
                             _sweep(va + row * row_len, NULL, wa + row * row_len, lo, hi, j, n, total, mass,
-                                   best_feature, best_threshold, best_score)
+                                   best_feature, best_threshold, best_score, best_count)
             free(slot)
             free(start)
             free(position)
             free(work)
+        if not missing:
+            for n in range(n_nodes):
+                best_missing_left[n] = best_feature[n] >= 0 and 2 * best_count[n] >= ns[n]
     if failed:
         raise MemoryError("_best_splits: no memory for the per-node work arrays")
-    return feature_out, threshold_out, score_out
+    return feature_out, threshold_out, score_out, missing_left_out
 
 
 # ----------------------------------------------------------------------------- routing and prediction
@@ -408,14 +499,28 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
 cdef noinline_void _route_rows(const char* X, Py_ssize_t row_stride, Py_ssize_t column_stride,
                                const int64_t* node_of, Py_ssize_t m, const int64_t* split_feature,
                                const double* split_threshold, const int64_t* left_child,
-                               const int64_t* right_child, int64_t* out) noexcept nogil:
+                               const int64_t* right_child, const uint8_t* missing_left, int64_t* out) noexcept nogil:
     """_route with X[i, f] at byte ``i * row_stride + f * column_stride`` of ``X``. Not inlined into the
-    wrapper: there its loop kept the arrays' addresses on the stack and took 1.4 times as long."""
+    wrapper: there its loop kept the arrays' addresses on the stack and took 1.4 times as long.
+    ``missing_left`` NULL: X has no NaN, and ``x <= threshold`` alone decides."""
     cdef Py_ssize_t i
     cdef int64_t n, f, r
     cdef double x
     cdef const int64_t* child
     cdef const char* row = X
+    if missing_left != NULL:
+        for i in range(m):
+            n = node_of[i]
+            r = -1
+            if n >= 0:
+                f = split_feature[n]
+                if f >= 0:
+                    x = (<const double*>(row + f * column_stride))[0]
+                    child = left_child if (x <= split_threshold[n]) | ((x != x) & missing_left[n]) else right_child
+                    r = child[n]
+            out[i] = r
+            row += row_stride
+        return
     if column_stride == sizeof(double):  # rows contiguous (the level grower's X): no multiply
         for i in range(m):
             n = node_of[i]
@@ -442,12 +547,16 @@ cdef noinline_void _route_rows(const char* X, Py_ssize_t row_stride, Py_ssize_t 
 
 
 def _route(const double[:, :] X, const int64_t[::1] node_of, const int64_t[::1] split_feature,
-           const double[::1] split_threshold, const int64_t[::1] left_child, const int64_t[::1] right_child):
+           const double[::1] split_threshold, const int64_t[::1] left_child, const int64_t[::1] right_child,
+           const uint8_t[::1] missing_left=None):
     """Next level's node index of every example (-1 once its node became a leaf). X: float64 of any
-    layout (the level grower's is C-contiguous)."""
+    layout (the level grower's is C-contiguous). ``missing_left[n]`` (X with NaN): where node n sends
+    a missing value (1: left); None when X has none."""
     cdef Py_ssize_t m = node_of.shape[0]
     if m > X.shape[0]:
         raise ValueError("_route: node_of is longer than X")
+    if missing_left is not None and missing_left.shape[0] < split_feature.shape[0]:
+        raise ValueError("_route: missing_left is shorter than split_feature")
     out = np.empty(m, dtype=np.int64)
     if m == 0:
         return out
@@ -457,29 +566,35 @@ def _route(const double[:, :] X, const int64_t[::1] node_of, const int64_t[::1] 
     cdef int64_t[::1] o = out
     cdef const char* data = <const char*>&X[0, 0]
     cdef Py_ssize_t row_stride = X.strides[0], column_stride = X.strides[1]
+    cdef const uint8_t* ml = &missing_left[0] if missing_left is not None and missing_left.shape[0] else NULL
     with nogil:
         _route_rows(data, row_stride, column_stride, &node_of[0], m, &split_feature[0], &split_threshold[0],
-                    &left_child[0], &right_child[0], &o[0])
+                    &left_child[0], &right_child[0], ml, &o[0])
     return out
 
 
 def _predict_tree(const double[:, :] X, const int64_t[::1] feature, const double[::1] threshold,
-                  const int64_t[::1] left, const int64_t[::1] right, const double[::1] value):
-    """Each row's leaf value: from node 0, ``left`` where ``x[feature] <= threshold``, else ``right``,
-    until a node with feature -1. X of any layout (float64)."""
+                  const int64_t[::1] left, const int64_t[::1] right, const double[::1] value,
+                  const uint8_t[::1] missing_left):
+    """Each row's leaf value: from node 0, ``left`` where ``x[feature] <= threshold`` or x is NaN and
+    ``missing_left``, else ``right``, until a node with feature -1. X of any layout (float64)."""
     cdef Py_ssize_t i, m = X.shape[0]
     cdef int64_t node
+    cdef double x
     out = np.empty(m)
     cdef double[::1] o = out
     if m == 0:
         return out
     if feature.shape[0] == 0:
         raise ValueError("_predict_tree: a tree needs at least one node")
+    if missing_left.shape[0] != feature.shape[0]:
+        raise ValueError("_predict_tree: missing_left and feature differ in length")
     with nogil:
         for i in range(m):
             node = 0
             while feature[node] >= 0:
-                if X[i, feature[node]] <= threshold[node]:
+                x = X[i, feature[node]]
+                if x <= threshold[node] or (x != x and missing_left[node]):
                     node = left[node]
                 else:
                     node = right[node]

@@ -17,7 +17,8 @@ hypotheses never mix (the scikit-learn way):
   so that the booster never has to re-evaluate it on ``X``.
 
 ``y`` is always a float64 array with values in {-1, +1}; ``d`` a float64 array of length m,
-non-negative, summing to one.
+non-negative, summing to one. ``X`` has no infinity, and no NaN unless the learner declares
+``allow_nan``.
 """
 from __future__ import annotations
 
@@ -43,7 +44,14 @@ class EdgeOracle(ABC):
 
 
 class WeakLearner(ABC):
-    """Parameters of a weak learner; :meth:`prepare` binds it to a sample."""
+    """Parameters of a weak learner; :meth:`prepare` binds it to a sample.
+
+    ``allow_nan``: whether it takes missing values (NaN) in X, in :meth:`prepare` and in its
+    hypotheses' ``predict``; the estimators refuse X with NaN for a learner that does not, and
+    declare scikit-learn's ``allow_nan`` tag after it. Infinities are never taken.
+    """
+
+    allow_nan = False
 
     @abstractmethod
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:

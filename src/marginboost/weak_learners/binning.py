@@ -22,6 +22,12 @@ Thresholds may also be given (e.g. fitted by :func:`bin_thresholds` on a sample)
 training data leave empty are then never cut. In every case ``lower``/``upper`` are the smallest
 and largest *training* value in each bin, computed while coding.
 
+Missing values (NaN) get their own bin: the thresholds are fitted on the other values, and a
+feature with NaN in the training data (``missing[j]``) has the code ``n_bins[j]`` for them, one
+past its value bins (so ``n_bins[j] <= 255`` value bins and the missing bin fit in a byte), with
+``lower`` +inf and ``upper`` -inf. Without NaN in X the bins, codes and widths are those of a
+binning that knew no missing values. Infinities are refused.
+
 The loops are compiled ahead of time (``_binning.pyx``, imported here under their names); the
 coding pass over given thresholds takes X of any layout and of the dtypes :func:`as_2d_numeric`
 keeps, and runs on ``n_jobs`` OpenMP threads.
@@ -48,11 +54,13 @@ __all__ = ["BinnedFeatures", "Bins", "bin_features", "bin_thresholds"]
 
 @dataclass(frozen=True, eq=False)
 class Bins:
-    """Bins of p features; arrays of width ``W = max(n_bins)``, padded past ``n_bins[j]``.
+    """Bins of p features; arrays of width ``W = max(n_bins + missing)``, padded past the bins of
+    each feature.
 
-    ``thresholds[j, b]`` (b < n_bins[j] - 1) separates bin b from b+1 (+inf as padding);
-    ``lower``/``upper``: smallest/largest training value in each bin (+inf/-inf when empty);
-    ``counts``: training examples per bin.
+    ``thresholds[j, b]`` (b < n_bins[j] - 1) separates bin b from b+1 (+inf as padding; (p, W'),
+    ``W' = max(n_bins) - 1``); ``lower``/``upper``: smallest/largest training value in each bin
+    (+inf/-inf when empty); ``counts``: training examples per bin; ``missing[j]``: feature j has
+    missing values (NaN) in the training data, in bin ``n_bins[j]`` (module docstring).
     """
 
     thresholds: np.ndarray
@@ -60,11 +68,18 @@ class Bins:
     upper: np.ndarray
     counts: np.ndarray
     n_bins: np.ndarray
+    missing: np.ndarray
 
     @property
     def width(self) -> int:
-        """``W = max(n_bins)``, the width of the padded arrays."""
+        """``W = max(n_bins + missing)``, the width of the padded arrays."""
         return int(self.lower.shape[1])
+
+    def missing_code(self, feature: int, missing_left: bool) -> int:
+        """The code a split on ``feature`` sends left besides the codes ``<= cut``: its missing bin
+        where ``missing_left`` and the feature has one, else -1 (none: the missing bin, the largest
+        code, goes right with the codes above the cut)."""
+        return int(self.n_bins[feature]) if missing_left and self.missing[feature] else -1
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,20 +136,28 @@ def as_2d_numeric(X) -> np.ndarray:
 
 
 def distinct_counts(column) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values (as float64, the unit of every threshold) of one column and their counts."""
-    return np.unique(np.asarray(column, dtype=np.float64), return_counts=True)
+    """Distinct values (as float64, the unit of every threshold) of one column and their counts,
+    missing values (NaN) left out."""
+    column = np.asarray(column, dtype=np.float64)
+    return np.unique(column[~np.isnan(column)], return_counts=True)
 
 
 def feature_thresholds(values: np.ndarray, counts: np.ndarray, max_bins: int, feature: int) -> np.ndarray:
-    """Thresholds of one feature from its sorted distinct values and their counts."""
+    """Thresholds of one feature from its sorted distinct values (no NaN) and their counts; none
+    for a feature with no value (missing everywhere)."""
     return _thresholds_at(values, _checked_cuts(values, counts, max_bins, feature))
 
 
 def _checked_cuts(values, counts, max_bins, feature):
     """:func:`_cut_positions` of a feature whose sorted distinct values are all finite (else ValueError)."""
-    if not (math.isfinite(values[0]) and math.isfinite(values[-1])):
-        raise ValueError(f"X must be finite: feature {feature} has NaN or infinite values")
+    if values.shape[0] and not (math.isfinite(values[0]) and math.isfinite(values[-1])):
+        raise ValueError(_infinite(feature))
     return _cut_positions(counts.astype(np.int64), max_bins)
+
+
+def _infinite(feature: int) -> str:
+    return (f"X must not contain infinity: feature {feature} has an infinite value (a missing value is NaN, which "
+            "gets a bin of its own)")
 
 
 def bin_thresholds(X, max_bins: int = 255) -> list[np.ndarray]:
@@ -164,9 +187,11 @@ def pad_thresholds(thresholds, p: int, max_bins: int) -> tuple[np.ndarray, np.nd
 
 
 def encode(X: np.ndarray, thresholds: np.ndarray, n_bins: np.ndarray, threads: int = 1):
-    """Codes (p, m) uint8 of X and per-bin lower, upper, counts over its rows."""
+    """Codes (p, m) uint8 of X and per-bin lower, upper, counts over its rows, each (p, W + 1) for
+    ``W = max(n_bins)``: room for the missing bin (code ``n_bins[j]``) of NaN; :func:`trim_bins`
+    then cuts them to the bins in use."""
     m, p = X.shape
-    width = thresholds.shape[1] + 1
+    width = thresholds.shape[1] + 2
     codes = np.empty((p, m), dtype=np.uint8)
     lower = np.full((p, width), np.inf)
     upper = np.full((p, width), -np.inf)
@@ -174,8 +199,18 @@ def encode(X: np.ndarray, thresholds: np.ndarray, n_bins: np.ndarray, threads: i
     finite = np.ones(p, dtype=np.bool_)
     _encode(X, thresholds, n_bins, codes, lower, upper, counts, finite.view(np.uint8), threads)
     if not finite.all():
-        raise ValueError(f"X must be finite: feature {int(np.argmin(finite))} has NaN or infinite values")
+        raise ValueError(_infinite(int(np.argmin(finite))))
     return codes, lower, upper, counts
+
+
+def trim_bins(thresholds, lower, upper, counts, n_bins) -> Bins:
+    """The :class:`Bins` of :func:`encode`'s per-bin arrays (summed over row blocks, for a Dask
+    sample): ``missing[j]`` where the missing bin holds examples, the arrays cut to the width
+    ``max(n_bins + missing)`` (that of a binning without missing bin when X has no NaN)."""
+    missing = counts[np.arange(n_bins.shape[0]), n_bins] > 0
+    width = int((n_bins + missing).max(initial=1))
+    return Bins(thresholds, np.ascontiguousarray(lower[:, :width]), np.ascontiguousarray(upper[:, :width]),
+                np.ascontiguousarray(counts[:, :width]), n_bins, missing)
 
 
 def bin_features(X, max_bins: int = 255, thresholds=None, n_jobs=None) -> BinnedFeatures:
@@ -192,7 +227,7 @@ def bin_features(X, max_bins: int = 255, thresholds=None, n_jobs=None) -> Binned
         return _fit_bins(X, max_bins)
     padded, n_bins = pad_thresholds(thresholds, X.shape[1], max_bins)
     codes, lower, upper, counts = encode(X, padded, n_bins, threads)
-    return BinnedFeatures(codes, Bins(padded, lower, upper, counts, n_bins))
+    return BinnedFeatures(codes, trim_bins(padded, lower, upper, counts, n_bins))
 
 
 def _fit_bins(X, max_bins: int) -> BinnedFeatures:
@@ -205,31 +240,41 @@ def _fit_bins(X, max_bins: int) -> BinnedFeatures:
     issue 17). ``lower``, ``upper`` and ``counts`` follow from the distinct values and their
     counts. The result equals ``encode`` with the same thresholds (tested). Extra memory, for one
     column at a time: its order, its sorted copy and its distinct values with their counts, up to
-    about 75 bytes a row (tracemalloc, float32 X). Serial: the sort is numpy's.
+    about 75 bytes a row (tracemalloc, float32 X). Serial: the sort is numpy's. NaN sort last: the
+    values before them are binned, and they take the missing bin.
     """
     m, p = X.shape
     codes = np.empty((p, m), dtype=np.uint8)
-    per_feature = []  # (thresholds, lower, upper, counts) of each feature's bins
+    per_feature = []  # (thresholds, lower, upper, counts, missing examples) of each feature's bins
     for j in range(p):
         column = np.asarray(X[:, j], dtype=np.float64)
         order = np.argsort(column)
         ordered = column[order]
         del column
-        values, counts = _runs(ordered)
-        cuts = _checked_cuts(values, counts, max_bins, j)  # raises on NaN or inf
+        n_finite = m
+        if m and np.isnan(ordered[-1]):  # NaN sort last (and search so): where they begin
+            n_finite = int(np.searchsorted(ordered, np.nan))
+        values, counts = _runs(ordered[:n_finite])
+        cuts = _checked_cuts(values, counts, max_bins, j)  # raises on inf
         thresholds = _thresholds_at(values, cuts)
-        starts = np.concatenate(([0], cuts + 1))
-        ends = np.append(cuts, values.shape[0] - 1)
-        bin_of_value = np.repeat(np.arange(starts.shape[0], dtype=np.uint8), ends - starts + 1)
-        _scatter_codes(ordered, order, bin_of_value, codes[j])
-        per_feature.append((thresholds, values[starts], values[ends], np.add.reduceat(counts, starts)))
+        if values.shape[0]:
+            starts = np.concatenate(([0], cuts + 1))
+            ends = np.append(cuts, values.shape[0] - 1)
+            bin_of_value = np.repeat(np.arange(starts.shape[0], dtype=np.uint8), ends - starts + 1)
+            _scatter_codes(ordered[:n_finite], order[:n_finite], bin_of_value, codes[j])
+            bounds = values[starts], values[ends], np.add.reduceat(counts, starts)
+        else:  # missing everywhere: one empty value bin
+            bounds = np.array([np.inf]), np.array([-np.inf]), np.array([0])
+        codes[j, order[n_finite:]] = thresholds.shape[0] + 1  # the missing bin
+        per_feature.append((thresholds, *bounds, m - n_finite))
     padded, n_bins = pad_thresholds([f[0] for f in per_feature], p, max_bins)
-    width = padded.shape[1] + 1
+    width = padded.shape[1] + 2
     lower = np.full((p, width), np.inf)
     upper = np.full((p, width), -np.inf)
     bin_counts = np.zeros((p, width), dtype=np.int64)
-    for j, (_, lower_j, upper_j, counts_j) in enumerate(per_feature):
+    for j, (_, lower_j, upper_j, counts_j, n_missing) in enumerate(per_feature):
         lower[j, : n_bins[j]] = lower_j
         upper[j, : n_bins[j]] = upper_j
         bin_counts[j, : n_bins[j]] = counts_j
-    return BinnedFeatures(codes, Bins(padded, lower, upper, bin_counts, n_bins))
+        bin_counts[j, n_bins[j]] = n_missing
+    return BinnedFeatures(codes, trim_bins(padded, lower, upper, bin_counts, n_bins))

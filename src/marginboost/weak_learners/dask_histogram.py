@@ -17,6 +17,8 @@ What runs where (``y`` and ``d`` stay on the client; the codes stay on the worke
   then follow those thresholds, bins the data leave empty are never cut, and the raw thresholds
   of the cuts still come from the training values (per-bin minima and maxima over all rows).
   Each partition is then coded (:func:`.binning.encode`), its codes persisted on the workers.
+  Missing values (NaN) are left out of the thresholds and coded to their own bin, as in memory
+  (:mod:`.binning`); a feature has that bin when some partition has a NaN in it.
   Partitions of unknown length (e.g. after boolean indexing) are fine: the lengths come back
   with the coding pass, so X is not evaluated an extra time.
 * Each round ``w = d * y`` is cut into the partitions' row ranges; per tree level (once for a
@@ -60,7 +62,8 @@ import dask.array as da
 import numpy as np
 
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
-from marginboost.weak_learners.binning import Bins, as_2d_numeric, check_max_bins, distinct_counts, encode, feature_thresholds, pad_thresholds
+from marginboost.weak_learners.binning import (Bins, as_2d_numeric, check_max_bins, distinct_counts, encode,
+                                               feature_thresholds, pad_thresholds, trim_bins)
 from marginboost.weak_learners.histogram import (
     HistogramStumpOracle,
     HistogramTreeOracle,
@@ -87,7 +90,9 @@ def _merged_thresholds(parts: list, max_bins: int, feature: int) -> np.ndarray:
     counts = np.concatenate([c for _, c in parts])
     order = np.argsort(values, kind="stable")
     values, counts = values[order], counts[order]
-    start = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    new_value = np.ones(values.shape[0], dtype=bool)  # (none: the feature is missing in every row)
+    new_value[1:] = values[1:] != values[:-1]
+    start = np.flatnonzero(new_value)
     return feature_thresholds(values[start], np.add.reduceat(counts, start), max_bins, feature)
 
 
@@ -139,8 +144,8 @@ class DaskSample:
         leaf = None if with_hist else np.concatenate([part.leaf for part in parts])
         return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
 
-    def stump_predictions(self, feature: int, cut: int, sign: float) -> np.ndarray:
-        return np.concatenate(self._map(stump_predictions, None, feature, cut, sign))
+    def stump_predictions(self, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
+        return np.concatenate(self._map(stump_predictions, None, feature, cut, sign, missing_code))
 
     def tree_predictions(self, routing, value) -> np.ndarray:
         return np.concatenate(self._map(tree_predictions, None, routing, value))
@@ -168,8 +173,8 @@ def distributed_sample(X, max_bins: int, thresholds=None) -> tuple[DaskSample, B
     bounds = np.cumsum([0] + [s[3] for s in summaries], dtype=np.int64)
     if bounds[-1] < 1:
         raise ValueError("X must have at least one row")
-    bins = Bins(padded, np.minimum.reduce([s[0] for s in summaries]), np.maximum.reduce([s[1] for s in summaries]),
-                np.sum([s[2] for s in summaries], axis=0), n_bins)
+    bins = trim_bins(padded, np.minimum.reduce([s[0] for s in summaries]), np.maximum.reduce([s[1] for s in summaries]),
+                     np.sum([s[2] for s in summaries], axis=0), n_bins)
     return DaskSample(codes, bounds), bins
 
 
@@ -188,6 +193,8 @@ class DaskHistogramStump(WeakLearner):
     increasing array per feature (e.g. :func:`.binning.bin_thresholds` of a sample).
     """
 
+    allow_nan = True
+
     def __init__(self, max_bins: int = 255, thresholds=None):
         self.max_bins = max_bins
         self.thresholds = thresholds
@@ -203,6 +210,8 @@ class DaskHistogramStump(WeakLearner):
 
 class DaskHistogramTree(WeakLearner):
     """:class:`.histogram.HistogramTree` over a row-partitioned Dask array (module docstring)."""
+
+    allow_nan = True
 
     def __init__(self, max_depth: int = 2, max_bins: int = 255, thresholds=None):
         self.max_depth = max_depth

@@ -7,8 +7,8 @@ the compiled kernel in a fresh process). Here stumps and small trees (the packag
 matched exactly) read contiguous copies of the columns they test, taken once per call and
 shared by all hypotheses, and a tree is evaluated a whole column per internal node: a depth-2
 tree is three comparisons and three selections. The values are exactly those of ``h.predict``:
-the same comparisons (``x > t`` for stumps, ``x <= t`` going left in trees) picking the same
-numbers. Other hypotheses, and trees of more than :data:`SMALL_TREE` internal nodes (for
+the same comparisons picking the same numbers (``x <= t`` selecting the left where a missing value
+goes right, ``x > t`` the right where it goes left: NaN fails both). Other hypotheses, and trees of more than :data:`SMALL_TREE` internal nodes (for
 which a pass per node costs more than one walk per row), go through ``h.predict``.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from marginboost.weak_learners import DecisionTree, Stump
 from marginboost.weak_learners.regression import RegressionStump, RegressionTree
+from marginboost.weak_learners.stumps import stump_select
 
 __all__ = ["SMALL_TREE", "iter_outputs", "output_matrix"]
 
@@ -45,8 +46,8 @@ def _tree_outputs(h: DecisionTree, columns: _Columns, k: int):
     """Subtree ``k`` of ``h`` on every row: a leaf's value, or a selection between the children."""
     if h.feature[k] < 0:
         return h.value[k]
-    return np.where(columns[h.feature[k]] <= h.threshold[k], _tree_outputs(h, columns, h.left[k]),
-                    _tree_outputs(h, columns, h.right[k]))
+    return stump_select(columns[h.feature[k]], h.threshold[k], h.missing_left[k], _tree_outputs(h, columns, h.left[k]),
+                        _tree_outputs(h, columns, h.right[k]))
 
 
 def iter_outputs(hypotheses: Iterable, X: np.ndarray) -> Iterator[np.ndarray]:
@@ -57,10 +58,11 @@ def iter_outputs(hypotheses: Iterable, X: np.ndarray) -> Iterator[np.ndarray]:
         kind = type(h)
         if kind is Stump:
             s = float(h.sign)
-            yield np.full(n, s) if h.threshold == -np.inf else np.where(columns[h.feature] > h.threshold, s, -s)
+            yield np.full(n, s) if h.threshold == -np.inf else stump_select(columns[h.feature], h.threshold,
+                                                                              h.missing_left, -s, s)
         elif kind is RegressionStump:
             yield (np.full(n, float(h.right)) if h.threshold == -np.inf
-                   else np.where(columns[h.feature] > h.threshold, h.right, h.left))
+                   else stump_select(columns[h.feature], h.threshold, h.missing_left, h.left, h.right))
         elif (kind is DecisionTree or kind is RegressionTree) and h.n_features == p \
                 and np.count_nonzero(h.feature >= 0) <= SMALL_TREE:
             values = _tree_outputs(h, columns, 0)

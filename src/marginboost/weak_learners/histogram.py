@@ -25,6 +25,17 @@ value of bin a, smallest of bin c), so the learners return the ordinary :class:`
 :class:`.DecisionTree`, whose ``predict(X)`` reproduces the training predictions, which are
 computed from the codes.
 
+Missing values (NaN) have a bin of their own (:mod:`.binning`: code ``n_bins[j]``, past the value
+bins, for a feature with NaN in training). Each split also chooses the side of the missing values
+as the exact learners do (:mod:`.stumps`, :mod:`.trees`): the larger of the cut's edges with the
+missing bin on either side; where the two tie (in particular for a feature without missing bin, or
+a node without missing example), the child with more examples (the left on a tie), scikit-learn's
+HistGradientBoosting rule for a feature never missing in training; one more cut puts the value
+bins against the missing bin. The hypotheses carry the side (``missing_left``), so their
+``predict`` sends NaN there; the training codes are routed the same way (a split's
+``missing_code``: the missing bin where it goes left). Without missing bins (X without NaN) the
+sweeps and routing passes are those of before, with the side decided after the sweep.
+
 When every feature has at most ``max_bins`` distinct values the bins are the distinct values,
 the candidates are those of the exact learners and so are the thresholds: the hypothesis is the
 exact learners' one, except where two candidates tie up to the rounding of sums taken in a
@@ -148,7 +159,7 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
     third of the examples on average, one thread; issue 17). Counts subtract exactly; a bin's sum
     rounds differently from the direct sum (see the module doc). Without ``parent``, every node is
     summed."""
-    feature, cut, left, right, active_pos = routing
+    feature, cut, left, right, active_pos, missing_code = routing
     p = codes.shape[0]
     if feature[0] < 0 and with_hist:  # the root: every example in node 0, the bins' counts known from binning
         hist = _all_examples_hist(codes, w, width, threads, workspace)
@@ -161,9 +172,10 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
         summed[0] = 0
     else:
         parent_hist, parent_counts, parent_pos = parent
-        plan, summed = _sibling_plan(feature, cut, left, right, active_pos, parent_pos, parent_counts, width)
+        plan, summed = _sibling_plan(feature, cut, left, right, active_pos, missing_code, parent_pos, parent_counts,
+                                     width)
     leaf, rows, offset_rows, w_rows, total, mass, has_pos, has_neg = _route_and_sum(
-        codes, w, feature, cut, left, right, active_pos, n_nodes, width, start, summed)
+        codes, w, feature, cut, left, right, active_pos, missing_code, n_nodes, width, start, summed)
     if not with_hist:
         return LevelStats(total, mass, has_pos, has_neg, None, None, leaf)
     hist = _zeros(workspace, f"hist{slot}", (p, n_nodes * width), np.float64)
@@ -175,44 +187,54 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
                       counts.reshape(p, n_nodes, width), leaf)
 
 
-def stump_predictions(codes, feature: int, cut: int, sign: float) -> np.ndarray:
-    """h(x) = sign if code > cut else -sign; cut -1 is the constant ``sign``."""
+def stump_predictions(codes, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
+    """h(x) = sign if code > cut and code != missing_code else -sign; cut -1 is the constant ``sign``."""
     if cut < 0:
         return np.full(codes.shape[1], sign)
-    return np.where(codes[feature] > cut, sign, -sign)
+    right = codes[feature] > cut
+    if missing_code >= 0:
+        right &= codes[feature] != missing_code
+    return np.where(right, sign, -sign)
 
 
 def tree_predictions(codes, routing, value) -> np.ndarray:
-    feature, cut, left, right, _ = routing
-    return value[_descend(codes, feature, cut, left, right, _FROM_ROOT)]
+    feature, cut, left, right, _, missing_code = routing
+    return value[_descend(codes, feature, cut, left, right, missing_code, _FROM_ROOT)]
 
 
 class _BinTree:
     """A tree grown level by level in flat arrays, as :class:`.trees.LevelGrower` lays it out
     (children appended left then right, level by level), with each split kept twice: as the
-    last bin sent left (``cut``, for routing codes) and as a raw ``threshold``."""
+    last bin sent left (``cut``) with the missing bin where it too goes left (``missing_code``,
+    -1 otherwise), for routing codes, and as a raw ``threshold`` with ``missing_left``."""
 
     def __init__(self):
         self.feature, self.cut, self.threshold = [-1], [0], [0.0]
         self.left, self.right, self.value, self.gain = [-1], [-1], [0.0], [0.0]
+        self.missing_left, self.missing_code = [False], [-1]
         self.active = [0]
 
     def routing(self):
-        """(feature, cut, left, right, active_pos) arrays (the rows of one array, built by one
-        call: 1.7 us where five conversions took 2.9, three times a tree); ``active_pos[k]`` is the
-        position of node k in this level, -1 for nodes not in it."""
+        """(feature, cut, left, right, active_pos, missing_code) arrays (the rows of one array, built
+        by one call: 1.7 us where five conversions took 2.9, three times a tree); ``active_pos[k]`` is
+        the position of node k in this level, -1 for nodes not in it."""
         active_pos = [-1] * len(self.feature)
         for position, node in enumerate(self.active):
             active_pos[node] = position
-        return tuple(np.array([self.feature, self.cut, self.left, self.right, active_pos], dtype=np.int64))
+        return tuple(np.array([self.feature, self.cut, self.left, self.right, active_pos, self.missing_code],
+                              dtype=np.int64))
 
-    def split(self, keep, feature, cut, threshold, gain) -> None:
+    def split(self, keep, feature, cut, threshold, gain, missing_left=None, missing_code=None) -> None:
+        """Split the nodes ``n`` of this level with ``keep[n]``, recording ``gain[n]``;
+        ``missing_left`` and ``missing_code`` per node (None: NaN right, no missing bin sent left)."""
         next_active = []
         for n, nid in enumerate(self.active):
             if not keep[n]:
                 continue
             self.feature[nid], self.cut[nid], self.threshold[nid] = int(feature[n]), int(cut[n]), float(threshold[n])
             self.gain[nid] = float(gain[n])
+            if missing_left is not None:
+                self.missing_left[nid], self.missing_code[nid] = bool(missing_left[n]), int(missing_code[n])
             for side in (self.left, self.right):
                 side[nid] = len(self.feature)
                 next_active.append(len(self.feature))
@@ -223,6 +245,8 @@ class _BinTree:
                 self.right.append(-1)
                 self.value.append(0.0)
                 self.gain.append(0.0)
+                self.missing_left.append(False)
+                self.missing_code.append(-1)
         self.active = next_active
 
     def hypothesis(self, n_features: int) -> DecisionTree:
@@ -234,11 +258,18 @@ class _BinTree:
             value=np.asarray(self.value, dtype=np.float64),
             n_features=n_features,
             gain=np.asarray(self.gain, dtype=np.float64),
+            missing_left=np.asarray(self.missing_left, dtype=np.bool_),
         )
 
 
 def _raw_threshold(bins: Bins, feature: int, a: int, c: int) -> float:
     return float(midpoint(bins.upper[feature, a], bins.lower[feature, c]))
+
+
+def _missing_bins(bins: Bins) -> np.ndarray | None:
+    """The sweeps' ``missing`` argument: the features with a missing bin (uint8), None without any
+    (then the sweeps of data without NaN run)."""
+    return np.ascontiguousarray(bins.missing, dtype=np.uint8) if bins.missing.any() else None
 
 
 # ------------------------------------------------------------------ oracles
@@ -287,8 +318,8 @@ class LocalSample:
             self._parent = (stats.hist.reshape(shape), counts, routing[4])
         return stats
 
-    def stump_predictions(self, feature: int, cut: int, sign: float) -> np.ndarray:
-        return stump_predictions(self.codes, feature, cut, sign)
+    def stump_predictions(self, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
+        return stump_predictions(self.codes, feature, cut, sign, missing_code)
 
     def tree_predictions(self, routing, value) -> np.ndarray:
         return tree_predictions(self.codes, routing, value)
@@ -299,17 +330,20 @@ class HistogramStumpOracle(EdgeOracle):
 
     def __init__(self, sample, bins: Bins, y: np.ndarray):
         self._sample, self._bins = sample, bins
+        self._missing = _missing_bins(bins)
         self._y = np.asarray(y, dtype=np.float64)
 
     def __call__(self, d: np.ndarray) -> tuple[Stump, np.ndarray]:
         w = self._sample.weights(np.asarray(d, dtype=np.float64) * self._y)
         total, hist = self._sample.stump_stats(w, self._bins.width)
-        feature, a, c, sign, _ = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total)
+        feature, a, c, sign, _, missing_left = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total,
+                                                                self._missing)
         if a < 0:
             h = Stump(0, -np.inf, float(sign))
         else:
-            h = Stump(int(feature), _raw_threshold(self._bins, feature, a, c), float(sign))
-        return h, self._sample.stump_predictions(int(feature), int(a), float(sign))
+            h = Stump(int(feature), _raw_threshold(self._bins, feature, a, c), float(sign), bool(missing_left))
+        missing_code = self._bins.missing_code(int(feature), bool(missing_left))
+        return h, self._sample.stump_predictions(int(feature), int(a), float(sign), missing_code)
 
 
 class HistogramTreeOracle(EdgeOracle):
@@ -317,6 +351,7 @@ class HistogramTreeOracle(EdgeOracle):
 
     def __init__(self, sample, bins: Bins, y: np.ndarray, max_depth: int):
         self._sample, self._bins, self._max_depth = sample, bins, max_depth
+        self._missing = _missing_bins(bins)
         self._y = np.asarray(y, dtype=np.float64)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
 
@@ -333,13 +368,14 @@ class HistogramTreeOracle(EdgeOracle):
             if last:
                 break
             counts = self._root_counts if stats.counts is None else stats.counts
-            feat, a, c, score, thr = _best_bin_splits(stats.hist, counts, bins.n_bins, stats.total, stats.mass,
-                                                      bins.upper, bins.lower)
+            feat, a, c, score, thr, missing_left = _best_bin_splits(stats.hist, counts, bins.n_bins, stats.total,
+                                                                    stats.mass, bins.upper, bins.lower, self._missing)
             keep = keep_splits(feat, score, stats.total, stats.mass, stats.has_pos & stats.has_neg,
                                depth == self._max_depth - 1)
             if not keep.any():
                 break
-            tree.split(keep, feat, a, thr, edge_gain(score, stats.total))
+            missing_code = [bins.missing_code(f, ml) if f >= 0 else -1 for f, ml in zip(feat, missing_left)]
+            tree.split(keep, feat, a, thr, edge_gain(score, stats.total), missing_left, missing_code)
         value = np.asarray(tree.value, dtype=np.float64)
         # Grown to the last level, the last pass has already routed every example to its leaf.
         pred = value[stats.leaf] if last else self._sample.tree_predictions(tree.routing(), value)
@@ -358,6 +394,8 @@ class HistogramStump(WeakLearner):
     ``max_bins`` distinct values). ``n_jobs``: OpenMP threads over features (None or 1: serial;
     the result does not depend on it)."""
 
+    allow_nan = True
+
     def __init__(self, max_bins: int = 255, n_jobs=None):
         self.max_bins = max_bins
         self.n_jobs = n_jobs
@@ -373,6 +411,8 @@ class HistogramStump(WeakLearner):
 
 class HistogramTree(WeakLearner):
     """Depth-limited edge tree over binned features, leaves in {-1, +1} (see the module doc)."""
+
+    allow_nan = True
 
     def __init__(self, max_depth: int = 2, max_bins: int = 255, n_jobs=None):
         self.max_depth = max_depth

@@ -13,6 +13,14 @@ maximises ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (the criterion of CART and of scikit
 ``DecisionTreeRegressor``), over every feature and every threshold between two distinct
 consecutive values (the midpoint). Ties go to the first feature, then the smallest threshold.
 
+Missing values (NaN) sort after every number. Each cut also sends the examples missing its
+feature (sums ``S(M)``, ``W(M)``) to one side, the one of the larger criterion (of least squared
+error, as LightGBM and scikit-learn's HistGradientBoosting choose by gain); one more cut puts the
+finite values against the missing ones. Where the two sides' criteria are within the tolerance
+below (in particular when no example of the node misses the feature, as on data without NaN),
+the missing values go to the child with more training examples (the left on a tie), scikit-learn's
+rule for a feature never missing in training. Predictions send NaN the same way.
+
 * :class:`LeastSquaresStump` -- exact: the best of all cuts and the constant (no cut);
 * :class:`LeastSquaresTree`  -- depth-k CART grown level by level, each node split at its
   exact best cut; a node stays a leaf at depth k, when its residuals are all equal (pure), or
@@ -45,7 +53,7 @@ import numpy as np
 from marginboost.weak_learners._regression import _best_cuts, _node_stats, _sweep_node  # noqa: F401
 from marginboost.weak_learners.base import Hypothesis
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
-from marginboost.weak_learners.stumps import presort
+from marginboost.weak_learners.stumps import has_missing, presort, right_side, stump_select
 from marginboost.weak_learners.trees import DecisionTree, LevelGrower
 
 __all__ = [
@@ -65,12 +73,15 @@ SPLIT_TOL = 1e-12
 
 @dataclass(frozen=True)
 class RegressionStump(Hypothesis):
-    """``h(x) = left if x[feature] <= threshold else right``; threshold -inf: the constant ``right``."""
+    """``h(x) = left if x[feature] <= threshold else right``; threshold -inf: the constant ``right``.
+    A missing value (NaN) gives ``left`` where ``missing_left``, else ``right`` (the default, also
+    that of stumps read from model files of format 4 or older)."""
 
     feature: int
     threshold: float
     left: float
     right: float
+    missing_left: bool = False
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -78,7 +89,7 @@ class RegressionStump(Hypothesis):
             raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
         if self.threshold == -np.inf:
             return np.full(X.shape[0], float(self.right))
-        return np.where(X[:, self.feature] > self.threshold, self.right, self.left)
+        return stump_select(X[:, self.feature], self.threshold, self.missing_left, self.left, self.right)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +104,10 @@ class RegressionTree(DecisionTree):
 
 
 class RegressionLearner(ABC):
-    """Parameters of a least-squares learner; :meth:`prepare` binds it to ``X``."""
+    """Parameters of a least-squares learner; :meth:`prepare` binds it to ``X``. ``allow_nan``:
+    whether it takes missing values (NaN) in X (as :class:`~.base.WeakLearner`'s)."""
+
+    allow_nan = False
 
     @abstractmethod
     def prepare(self, X: np.ndarray):
@@ -103,6 +117,7 @@ class RegressionLearner(ABC):
 class _Presorted:
     def __init__(self, X: np.ndarray):
         self._X, self._vals, self._order = presort(X)
+        self._missing = has_missing(self._vals)
 
 
 class _StumpOracle(_Presorted):
@@ -111,14 +126,14 @@ class _StumpOracle(_Presorted):
         s = np.ascontiguousarray(s, dtype=np.float64)
         node_of = np.zeros(r.shape[0], dtype=np.int64)
         S, W, Q, mixed = _node_stats(r, s, node_of, 1)
-        feat, thr, score = _best_cuts(self._vals, self._order, r, s, node_of, S, W, Q, 1)
+        feat, thr, score, missing_left = _best_cuts(self._vals, self._order, r, s, node_of, S, W, Q, 1, self._missing)
         if not mixed[0] or feat[0] < 0 or score[0] <= S[0] * S[0] / W[0] + SPLIT_TOL * Q[0]:
             h = RegressionStump(0, -np.inf, S[0] / W[0], S[0] / W[0])
         else:
-            right = self._X[:, feat[0]] > thr[0]
+            right = right_side(self._X[:, feat[0]], thr[0], bool(missing_left[0]))
             h = RegressionStump(int(feat[0]), float(thr[0]),
                                 float(s[~right] @ r[~right] / s[~right].sum()),
-                                float(s[right] @ r[right] / s[right].sum()))
+                                float(s[right] @ r[right] / s[right].sum()), bool(missing_left[0]))
         return h, h.predict(self._X)
 
 
@@ -130,7 +145,7 @@ class _TreeOracle(_Presorted):
     def __call__(self, r, s):
         r = np.ascontiguousarray(r, dtype=np.float64)
         s = np.ascontiguousarray(s, dtype=np.float64)
-        grow = LevelGrower(self._X)
+        grow = LevelGrower(self._X, self._missing)
         for depth in range(self._max_depth + 1):
             k = len(grow.active)
             S, W, Q, mixed = _node_stats(r, s, grow.node_of, k)
@@ -138,10 +153,11 @@ class _TreeOracle(_Presorted):
                 grow.value[nid] = S[n] / W[n]
             if depth == self._max_depth:
                 break
-            feat, thr, score = _best_cuts(self._vals, self._order, r, s, grow.node_of, S, W, Q, k)
+            feat, thr, score, missing_left = _best_cuts(self._vals, self._order, r, s, grow.node_of, S, W, Q, k,
+                                                        self._missing)
             # the decrease of the weighted squared error (RegressionTree's gain), >= 0 but for rounding
             gain = np.maximum(score - S * S / W, 0.0)
-            if not grow.split(feat, thr, mixed & (feat >= 0), gain):
+            if not grow.split(feat, thr, mixed & (feat >= 0), gain, missing_left):
                 break
         h = grow.tree(RegressionTree)
         return h, h.predict(self._X)
@@ -149,6 +165,8 @@ class _TreeOracle(_Presorted):
 
 class LeastSquaresStump(RegressionLearner):
     """Exact weighted least-squares regression stump over all features and thresholds."""
+
+    allow_nan = True
 
     def prepare(self, X):
         return _StumpOracle(X)
@@ -159,6 +177,8 @@ class LeastSquaresStump(RegressionLearner):
 
 class LeastSquaresTree(RegressionLearner):
     """Depth-limited weighted least-squares (CART) regression tree, exact best cut per node."""
+
+    allow_nan = True
 
     def __init__(self, max_depth: int = 3):
         self.max_depth = max_depth
@@ -181,6 +201,11 @@ class SklearnRegressionLearner(RegressionLearner):
 
     def __init__(self, estimator):
         self.estimator = estimator
+
+    @property
+    def allow_nan(self) -> bool:
+        """The regressor's scikit-learn ``allow_nan`` tag."""
+        return SklearnWeakLearner(self.estimator).allow_nan
 
     def prepare(self, X):
         return _SklearnRegressionOracle(SklearnWeakLearner(self.estimator), np.asarray(X, dtype=np.float64))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils import get_tags
 from sklearn.utils.validation import has_fit_parameter
 
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
@@ -55,6 +56,14 @@ class SklearnWeakLearner(WeakLearner):
 
     def __init__(self, estimator):
         self.estimator = estimator
+
+    @property
+    def allow_nan(self) -> bool:
+        """The estimator's scikit-learn ``allow_nan`` tag (False for an object without tags)."""
+        try:
+            return bool(get_tags(self.estimator).input_tags.allow_nan)
+        except (AttributeError, TypeError, ValueError):
+            return False
 
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
         if not has_fit_parameter(self.estimator, "sample_weight"):

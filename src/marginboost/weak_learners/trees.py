@@ -20,6 +20,16 @@ the value ``sign(S)``, with +1 on ties (S = 0).
 Since ``|L| + |R| = max(|L + R|, |L - R|)``, a depth-1 tree has exactly the edge of the best
 stump (constants included).
 
+Missing values (NaN in X; the estimators refuse infinities) sort after every number. Each split
+also sends the node's examples missing its feature (sum ``M``) to one side: the cut of finite
+examples ``L | S - L`` scores ``max(|L| + |S - L|, |L + M| + |S - L - M|)``, the missing values
+going to the side of the larger term (as LightGBM and scikit-learn's HistGradientBoosting choose
+by gain); one more cut puts the finite examples against the missing ones. Where the two terms are
+within the tolerance below (in particular when no example of the node misses the feature, as on
+data without NaN), the missing values go to the child with more training examples (more of the
+node's finite examples; the left on a tie): scikit-learn's rule for a feature never missing in
+training. Predictions send NaN the same way (``missing_left`` per node).
+
 Work per level is O(p * m): the features are presorted once in ``prepare``; per feature, each
 node's examples are swept alone along the feature's sorted order (:func:`_best_splits`).
 
@@ -43,6 +53,9 @@ declared in ``_trees.pxd``):
   (``_sweep_pair`` in ``_trees.pyx``; the second again where the first moved the best, as a cut
   within the tolerance is taken or not depending on the best it meets): the root 0.17 -> 0.14 ms,
   a level of four nodes 0.60 -> 0.43 ms on ringnorm against the one-feature loop.
+  Each sweep keeps the examples left of its best cut, for the side of the missing values. On X with
+  NaN the features are swept one at a time, each cut with the missing examples on either side
+  (``_sweep_missing``); on X without, that code does not run and the trees are those of before.
 * :func:`_route` -- each example's node on the next level (-1 once its node became a leaf), by a
   select on its side rather than a branch (the sides are random by example).
 * :func:`_predict_tree` -- each row's leaf value.
@@ -65,7 +78,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
     split_by_node,
 )
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.stumps import presort
+from marginboost.weak_learners.stumps import has_missing, presort
 
 __all__ = ["DecisionTree", "EdgeTree"]
 
@@ -102,16 +115,20 @@ class LevelGrower:
     routes the examples.
     """
 
-    def __init__(self, X: np.ndarray):
+    def __init__(self, X: np.ndarray, missing: bool = False):
         self._X = X
+        self._missing = missing  # X has NaN: the routing reads each split's missing_left
         self.feature, self.threshold, self.left, self.right, self.value = [-1], [0.0], [-1], [-1], [0.0]
         self.gain = [0.0]
+        self.missing_left = [False]
         self.active = [0]
         self.node_of = np.zeros(X.shape[0], dtype=np.int64)
 
-    def split(self, feat: np.ndarray, thr: np.ndarray, keep: np.ndarray, gain: np.ndarray) -> bool:
-        """Split the nodes ``n`` of this level with ``keep[n]`` at ``(feat[n], thr[n])``, recording
-        ``gain[n]`` (the learner's gain of the split, :attr:`DecisionTree.gain`).
+    def split(self, feat: np.ndarray, thr: np.ndarray, keep: np.ndarray, gain: np.ndarray,
+              missing_left: np.ndarray) -> bool:
+        """Split the nodes ``n`` of this level with ``keep[n]`` at ``(feat[n], thr[n])``, NaN going
+        left where ``missing_left[n]``, recording ``gain[n]`` (the learner's gain of the split,
+        :attr:`DecisionTree.gain`).
 
         Returns False (and changes nothing) when no node splits: the tree is complete.
         """
@@ -126,6 +143,7 @@ class LevelGrower:
             split_feature[n] = feat[n]
             self.feature[nid], self.threshold[nid] = int(feat[n]), float(thr[n])
             self.gain[nid] = float(gain[n])
+            self.missing_left[nid] = bool(missing_left[n])
             for side, pos in ((self.left, left_child), (self.right, right_child)):
                 side[nid] = len(self.feature)
                 pos[n] = len(next_active)
@@ -136,9 +154,11 @@ class LevelGrower:
                 self.right.append(-1)
                 self.value.append(0.0)
                 self.gain.append(0.0)
+                self.missing_left.append(False)
         if not next_active:
             return False
-        self.node_of = _route(self._X, self.node_of, split_feature, thr, left_child, right_child)
+        ml = np.asarray(missing_left, dtype=np.uint8) if self._missing else None
+        self.node_of = _route(self._X, self.node_of, split_feature, thr, left_child, right_child, ml)
         self.active = next_active
         return True
 
@@ -152,6 +172,7 @@ class LevelGrower:
             value=np.asarray(self.value, dtype=np.float64),
             n_features=int(self._X.shape[1]),
             gain=np.asarray(self.gain, dtype=np.float64),
+            missing_left=np.asarray(self.missing_left, dtype=np.bool_),
         )
 
 
@@ -159,8 +180,11 @@ class LevelGrower:
 class DecisionTree(Hypothesis):
     """Binary tree in flat arrays; node 0 is the root, ``feature[k] == -1`` marks a leaf.
 
-    An internal node k sends x to ``left[k]`` if ``x[feature[k]] <= threshold[k]`` and to
-    ``right[k]`` otherwise; a leaf predicts ``value[k]`` in {-1, +1}.
+    An internal node k sends x to ``left[k]`` if ``x[feature[k]] <= threshold[k]``, to ``right[k]``
+    if ``x[feature[k]] > threshold[k]``, and a missing value (NaN) to ``left[k]`` where
+    ``missing_left[k]`` and to ``right[k]`` elsewhere; a leaf predicts ``value[k]`` in {-1, +1}.
+    ``missing_left`` None (a tree built without it, e.g. read from a model file of format 4 or
+    older): NaN goes right everywhere (see :mod:`marginboost.io.model_codecs`).
 
     ``gain[k]`` (0 at leaves) is what the split of node k added to the learner's objective on
     the distribution the tree was grown for: for an edge tree the edge it added,
@@ -179,6 +203,12 @@ class DecisionTree(Hypothesis):
     value: np.ndarray
     n_features: int
     gain: np.ndarray | None = None
+    missing_left: np.ndarray | None = None
+
+    def __post_init__(self):
+        missing_left = np.zeros(np.shape(self.feature), dtype=np.bool_) if self.missing_left is None else \
+            np.asarray(self.missing_left, dtype=np.bool_)
+        object.__setattr__(self, "missing_left", missing_left)
 
     @property
     def node_count(self) -> int:
@@ -200,18 +230,20 @@ class DecisionTree(Hypothesis):
             raise ValueError(
                 f"X must have shape (n, {self.n_features}), got {X.shape}"
             )
-        return _predict_tree(X, self.feature, self.threshold, self.left, self.right, self.value)
+        return _predict_tree(X, self.feature, self.threshold, self.left, self.right, self.value,
+                             self.missing_left.view(np.uint8))
 
 
 class _TreeOracle(EdgeOracle):
     def __init__(self, X: np.ndarray, y: np.ndarray, max_depth: int):
         self._X, self._vals, self._order = presort(X)
+        self._missing = has_missing(self._vals)
         self._y = np.asarray(y, dtype=np.float64)
         self._max_depth = max_depth
 
     def __call__(self, d: np.ndarray) -> tuple[DecisionTree, np.ndarray]:
         w = np.asarray(d, dtype=np.float64) * self._y
-        grow = LevelGrower(self._X)
+        grow = LevelGrower(self._X, self._missing)
         for depth in range(self._max_depth + 1):
             k_nodes = len(grow.active)
             total, mass, has_pos, has_neg = node_stats(w, grow.node_of, k_nodes)
@@ -219,9 +251,10 @@ class _TreeOracle(EdgeOracle):
                 grow.value[nid] = 1.0 if total[n] >= 0.0 else -1.0
             if depth == self._max_depth:
                 break
-            feat, thr, score = _best_splits(self._vals, self._order, w, grow.node_of, total, mass, k_nodes)
+            feat, thr, score, missing_left = _best_splits(self._vals, self._order, w, grow.node_of, total, mass,
+                                                          k_nodes, self._missing)
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
-            if not grow.split(feat, thr, keep, edge_gain(score, total)):
+            if not grow.split(feat, thr, keep, edge_gain(score, total), missing_left):
                 break
         h = grow.tree(DecisionTree)
         return h, h.predict(self._X)
@@ -229,6 +262,8 @@ class _TreeOracle(EdgeOracle):
 
 class EdgeTree(WeakLearner):
     """Depth-limited tree grown greedily on the edge, leaves in {-1, +1}."""
+
+    allow_nan = True
 
     def __init__(self, max_depth: int = 2):
         self.max_depth = max_depth
