@@ -258,7 +258,8 @@ def test_describe_says_where_missing_values_go_and_names_text_categories():
     assert mb.describe(est).splitlines()[4] == "  0.5 x [x[1] <= 0.8 (missing -> left) ? +1 : -1]"
     tree = _tree(None)
     object.__setattr__(tree, "missing_left", np.array([False, True, False, False, False]))
-    assert [missing_side(tree, 0), missing_side(tree, 1), missing_side(Stump(0, 1.0, 1.0))] == ["right", "left", None]
+    assert [missing_side(tree, 0), missing_side(tree, 1), missing_side(Stump(0, 1.0, 1.0))] == ["right", "left", "right"]
+    assert missing_side(object()) is None  # a hypothesis that records no side
     est = _described_lpboost()
     est.feature_categories_ = (None, ("blue", "green", "red"), None)  # the command line's text encoding
     assert mb.describe(est).splitlines()[4] == "  0.5 x [x[1] in {blue} ? +1 : -1]"
@@ -323,7 +324,8 @@ def test_show_names_the_categories_of_a_text_column(tmp_path, capsys):
                  "--model", str(model)]) == 0
     capsys.readouterr()
     assert main(["show", str(model)]) == 0
-    assert "x [x[0] in {blue, green} ? -1 : +1]" in capsys.readouterr().out
+    # colour is never missing in training: NaN goes to the side of more training examples (blue, green)
+    assert "x [x[0] in {blue, green} (missing -> left) ? -1 : +1]" in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- margins and plots

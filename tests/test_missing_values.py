@@ -280,7 +280,7 @@ def test_predictions_route_nan_by_missing_left():
         # root on x0 <= 2 (NaN: missing_left), its left child on x1 <= 6 (NaN always left), right child a leaf
         tree = DecisionTree(np.array([0, 1, -1, -1, -1]), np.array([2.0, 6.0, 0, 0, 0]), np.array([1, 3, -1, -1, -1]),
                             np.array([2, 4, -1, -1, -1]), np.array([0, 0, 10.0, 20.0, 30.0]), 2,
-                            np.array([missing_left, True, False, False, False]))
+                            missing_left=np.array([missing_left, True, False, False, False]))
         left_subtree = 20.0  # x1 = 5 <= 6, or NaN (left)
         want = [20.0, left_subtree if missing_left else 10.0, 20.0 if missing_left else 10.0, 10.0]
         np.testing.assert_array_equal(tree.predict(X), want)

@@ -24,9 +24,9 @@ node, its leaves' values in place of the signs (``x <= t`` goes left, the first 
 regression stump or tree (GBM, FWBoost) shows its real leaf values. Thresholds are in the units
 of the data given to ``fit``; a feature the command line encoded from text
 (``feature_categories_``, code k the k-th category) reads ``name in {a, b}``, the categories of
-the ``<=`` side. Where a hypothesis records the side missing values go to
-(:func:`marginboost.weak_learners.splits.missing_side`), the condition says so:
-``[name <= t (missing -> left) ? -1 : +1]``. Each rule is printed after its weight ``w_j``, and
+the ``<=`` side. Missing values (NaN) go to the ``>`` side of a split unless it learned to send
+them the other way (:func:`marginboost.weak_learners.splits.missing_side`); such a condition says
+so: ``[name <= t (missing -> left) ? -1 : +1]``. Each rule is printed after its weight ``w_j``, and
 the rules are sorted by the weight they carry, ``|w_j| max|h_j|``
 (:func:`marginboost.estimators.importances.carried_weights`; ``|w_j|`` for hypotheses in
 [-1, 1]). GraphSepBoost has no weights: its hypotheses are listed in order as the bits of its
@@ -229,8 +229,8 @@ class _RuleReader:
         else:  # code k is the k-th category: the <= side holds the codes up to the threshold
             left = categories[: int(np.floor(threshold)) + 1]
             text = f"{self.names[feature]} in {{{', '.join(str(c) for c in left)}}}"
-        side = missing_side(h, node)
-        return text if side is None else f"{text} (missing -> {side})"
+        # NaN goes right (the side of x > t) unless the split learned otherwise: only that is said
+        return f"{text} (missing -> left)" if missing_side(h, node) == "left" else text
 
 
 # --------------------------------------------------------------------------- margins
