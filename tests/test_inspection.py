@@ -214,7 +214,8 @@ def _described_lpboost(stump_class=Stump):
 def test_describe_a_tiny_vote_exactly():
     est = _described_lpboost()
     assert mb.describe(est, feature_names=["age", "bmi", "bp"]) == "\n".join([
-        "LPBoostClassifier(eps=0.01, max_depth=2, max_iter=1000, nu=0.1, weak_learner='tree')",
+        "LPBoostClassifier(categorical_features='from_dtype', eps=0.01, max_depth=2, max_iter=1000, nu=0.1, "
+        "weak_learner='tree')",
         "classes: 0 is -1, 1 is +1",
         "soft margin 0.25 (nu = 2), gap 0.01, n_iter 4, status converged",
         "3 of 4 weights nonzero; rules by weight (3 shown):",

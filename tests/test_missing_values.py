@@ -464,7 +464,7 @@ def test_a_model_file_keeps_the_side_of_the_missing_values(tmp_path):
     for k, est in enumerate(models):
         est.save(tmp_path / f"m{k}.json")
         doc = json.loads((tmp_path / f"m{k}.json").read_text())
-        assert doc["format_version"] == 5
+        assert doc["format_version"] == 6  # format 6: categorical splits, none here
         assert all("missing_left" in h for h in doc["hypotheses"])
         sides += sum(np.sum(h["missing_left"]) for h in doc["hypotheses"])
         again = load_model(tmp_path / f"m{k}.json")

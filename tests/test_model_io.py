@@ -508,7 +508,7 @@ def test_format_3_files_load_under_todays_names(tmp_path):
     for est, name in [(fw, "fw"), (ma, "ma"), (gbm, "gbm")]:  # written again: today's format and names
         est.save(tmp_path / f"{name}.json")
         doc = json.loads((tmp_path / f"{name}.json").read_text())
-        assert doc["format_version"] == FORMAT_VERSION == 5
+        assert doc["format_version"] == FORMAT_VERSION == 6
         assert not {"coef", "init"} & set(doc["state"]) and "tol" not in doc["params"] or doc["params"]["tol"] == "deprecated"
 
 
@@ -551,7 +551,8 @@ def test_adaboostv_keeps_the_weight_of_a_perfectly_wrong_hypothesis(tmp_path):
 # ----------------------------------------------------------------------------- issue 33: stored categories
 def test_feature_categories_round_trip_and_hostile_edits_are_refused(tmp_path):
     """The command line's encoding of text columns (``feature_categories``) is stored, read back
-    as it was written, and checked on load: one entry per feature, null or distinct strings."""
+    as it was written, and checked on load: one entry per feature, null or distinct strings or
+    integers (format 6: the categories of categorical features, tests/test_categorical.py)."""
     est = _fit("AdaBoost", "stump")
     assert "feature_categories" not in model_to_dict(est)  # the Python API's files: unchanged
     est.feature_categories_ = (None, ("blue", "green", "red"), None, ("no", "yes"))
@@ -563,7 +564,7 @@ def test_feature_categories_round_trip_and_hostile_edits_are_refused(tmp_path):
     doc = json.loads(path.read_text())
     assert doc["feature_categories"] == [None, ["blue", "green", "red"], None, ["no", "yes"]]
     for bad in ([None, ["a"], None], [None, ["a"], None, ["b"], None], "abcd", {"1": ["a"]},
-                [None, [], None, None], [None, ["a", "a"], None, None], [None, [1, 2], None, None],
+                [None, [], None, None], [None, ["a", "a"], None, None], [None, [1.5, 2], None, None], [None, [True], None, None],
                 [None, "ab", None, None], [None, [None], None, None]):
         with pytest.raises(ModelFileError, match="field 'feature_categories'"):
             model_from_dict({**doc, "feature_categories": bad})

@@ -24,7 +24,8 @@ node, its leaves' values in place of the signs (``x <= t`` goes left, the first 
 regression stump or tree (GBM, FWBoost) shows its real leaf values. Thresholds are in the units
 of the data given to ``fit``; a feature the command line encoded from text
 (``feature_categories_``, code k the k-th category) reads ``name in {a, b}``, the categories of
-the ``<=`` side. Missing values (NaN) go to the ``>`` side of a split unless it learned to send
+the ``<=`` side; a categorical split (``categorical_features``) reads ``name in {a, b}`` too,
+the categories it sends left (``?`` takes the first branch). Missing values (NaN) go to the ``>`` side of a split unless it learned to send
 them the other way (:func:`marginboost.weak_learners.splits.missing_side`); such a condition says
 so: ``[name <= t (missing -> left) ? -1 : +1]``. Each rule is printed after its weight ``w_j``, and
 the rules are sorted by the weight they carry, ``|w_j| max|h_j|``
@@ -71,7 +72,7 @@ from marginboost.estimators.renamed import DEPRECATED
 from marginboost.weak_learners import DecisionTree, Stump
 from marginboost.weak_learners.regression import RegressionStump
 from marginboost.weak_learners.sklearn_adapter import SklearnHypothesis
-from marginboost.weak_learners.splits import missing_side
+from marginboost.weak_learners.splits import missing_side, split_categories
 
 __all__ = ["describe", "normalised_margins", "plot_importances", "plot_margins"]
 
@@ -221,10 +222,14 @@ class _RuleReader:
         return f"[{condition} ? {self._node(tree, tree.left[k])} : {self._node(tree, tree.right[k])}]"
 
     def _condition(self, h, node: int, feature: int, threshold: float) -> str:
-        """``name <= t`` (or ``name in {...}`` for a text column encoded by the command line), with
-        the side missing values go to where ``h`` records one."""
+        """``name <= t`` (or ``name in {...}`` for a categorical split, or a text column encoded by
+        the command line), with the side missing values go to where ``h`` records one."""
         categories = self.categories[feature]
-        if categories is None:
+        codes = split_categories(h, node)
+        if codes is not None:  # a categorical split: the categories of its left side by value
+            named = [str(categories[c]) if categories is not None and c < len(categories) else str(c) for c in codes]
+            text = f"{self.names[feature]} in {{{', '.join(named)}}}"
+        elif categories is None:
             text = f"{self.names[feature]} <= {threshold:.6g}"
         else:  # code k is the k-th category: the <= side holds the codes up to the threshold
             left = categories[: int(np.floor(threshold)) + 1]

@@ -78,6 +78,13 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns (as scikit-learn's HistGradientBoosting): 'from_dtype' the pandas
+        ``category`` columns of a DataFrame. They are encoded to codes (categories stored in
+        ``feature_categories_``, at most 255 per column) and split by subsets of categories, the
+        edge-maximising subset exactly (:mod:`marginboost.weak_learners.categorical`); a category
+        unseen at fit follows the split's missing-value rule. Only the 'stump', 'tree',
+        'hist_stump' and 'hist_tree' weak learners take them.
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the model of the rounds completed,
     with ``status_ == 'interrupted'`` and a warning (or re-raises: :mod:`marginboost.core.interrupts`).
@@ -96,6 +103,8 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
     eta_ : float, ``2 ln(m/nu)/eps``, the entropy regularisation strength.
     history_ : dict of equal-length arrays, one entry per round (see ``HISTORY_COLUMNS``).
     weights_path_ : iterable of the weights after every round (logged compactly).
+    feature_categories_, is_categorical_ : with categorical features only: per feature None or
+        its categories (code k is the k-th), and the mask of the categorical columns.
 
     ``save(path)`` / ``load(path)``: a model file (:mod:`marginboost.io.model_io`) keeps the
     hypotheses of positive weight and the attributes above but ``history_`` and
@@ -114,6 +123,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
     # weights_ on the simplex: >= 0 here, summing to 1 in WeightedVoteMixin._stored_vote
     _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False),
@@ -126,7 +136,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False):
+                 warm_start=False, categorical_features="from_dtype"):
         self.nu = nu
         self.eps = eps
         self.weak_learner = weak_learner
@@ -139,6 +149,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def _assembly(self) -> Assembly:
         raise NotImplementedError
@@ -262,11 +273,11 @@ class MLPBoostClassifier(_SoftMarginBoostClassifier, booster="mlpboost"):
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False, step="short_step", secondary="lp"):
+                 warm_start=False, step="short_step", secondary="lp", categorical_features="from_dtype"):
         super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
                          max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
                          validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
-                         warm_start=warm_start)
+                         warm_start=warm_start, categorical_features=categorical_features)
         self.step = step
         self.secondary = secondary
 

@@ -29,6 +29,13 @@ missing values were taken, have none: their hypotheses send NaN right (``missing
 as scikit-learn's HistGradientBoosting did for features never missing in training before it kept
 the sample counts by which it now picks the child with more samples; those files hold no counts.
 
+``categories`` (format 6, optional): a categorical split (:mod:`marginboost.weak_learners.categorical`)
+sends the category codes listed left, every other code right (NaN by ``missing_left``; the
+threshold is unused, written 0): for a stump a list of distinct codes ``>= 0``, for a tree one
+entry per node, null for a numeric split. Code k is the k-th category of that feature in the
+file's ``feature_categories`` (:mod:`marginboost.io.model_io`), which holds the categories by value.
+Absent: every split numeric (all files of format 5 and older).
+
 In trees, an internal node's children come after it (which rules out cycles) and lie inside
 the arrays, and its feature is below ``n_features_in``: the compiled tree walk does no bounds
 checks of its own.
@@ -133,15 +140,26 @@ def _missing_left_in(doc: dict, where: str) -> bool:
 
 
 def _encode_stump(h: Stump) -> dict:
-    return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "sign": float(h.sign),
-            "missing_left": bool(h.missing_left)}
+    doc = {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "sign": float(h.sign),
+           "missing_left": bool(h.missing_left)}
+    if h.categories is not None:
+        doc["categories"] = [int(c) for c in h.categories]
+    return doc
+
+
+def _categories_in(value, where: str) -> tuple:
+    """A categorical split's codes: a list of distinct integers >= 0."""
+    require(isinstance(value, list) and all(type(c) is int and c >= 0 for c in value) and len(set(value)) == len(value),
+            f"{where} categories must be a list of distinct category codes (integers >= 0), got {value!r:.60}")
+    return tuple(sorted(value))
 
 
 def _decode_stump(doc: dict, n_features: int, where: str) -> Stump:
     sign = read_number(doc["sign"], f"{where} sign")
     require(sign in (1.0, -1.0), f"{where} sign must be +1 or -1, got {sign}")
+    categories = _categories_in(doc["categories"], where) if "categories" in doc else None
     return Stump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where), sign,
-                 _missing_left_in(doc, where))
+                 _missing_left_in(doc, where), categories)
 
 
 def _encode_regression_stump(h: RegressionStump) -> dict:
@@ -166,6 +184,8 @@ def _encode_tree(h: DecisionTree) -> dict:
            "right": h.right.tolist(), "value": h.value.tolist(), "missing_left": h.missing_left.tolist()}
     if h.gain is not None:
         doc["gain"] = h.gain.tolist()
+    if h.categories is not None:
+        doc["categories"] = [None if c is None else [int(v) for v in c] for c in h.categories]
     return doc
 
 
@@ -194,7 +214,17 @@ def _tree_decoder(cls, leaves_pm1: bool):
         if "gain" in doc:
             gain = read_numbers(doc["gain"], f"{where} gain", n)
             require(bool(np.all(gain >= 0.0)), f"{where} gain must hold numbers >= 0")
-        return cls(feature, threshold, left, right, value, n_features, gain, np.array(missing_left, dtype=np.bool_))
+        categories = None
+        if "categories" in doc:
+            value_in = doc["categories"]
+            require(isinstance(value_in, list) and len(value_in) == n,
+                    f"{where} categories must be a list of {n} entries (null or a list of codes)")
+            categories = tuple(None if c is None else _categories_in(c, f"{where} node {k}")
+                               for k, c in enumerate(value_in))
+            require(all(c is None or internal[k] for k, c in enumerate(categories)),
+                    f"{where} categories must be null at the leaves")
+        return cls(feature, threshold, left, right, value, n_features, gain, np.array(missing_left, dtype=np.bool_),
+                   categories)
 
     return decode
 
@@ -203,8 +233,8 @@ def _tree_decoder(cls, leaves_pm1: bool):
 # (RegressionTree subclasses DecisionTree but its leaves are real numbers).
 _TREE_FIELDS = ("feature", "threshold", "left", "right", "value")
 HYPOTHESIS_CODECS = {
-    "stump": (Stump, _encode_stump, _decode_stump, ("feature", "threshold", "sign"), ()),
-    "tree": (DecisionTree, _encode_tree, _tree_decoder(DecisionTree, True), _TREE_FIELDS, ("gain",)),
+    "stump": (Stump, _encode_stump, _decode_stump, ("feature", "threshold", "sign"), ("categories",)),
+    "tree": (DecisionTree, _encode_tree, _tree_decoder(DecisionTree, True), _TREE_FIELDS, ("gain", "categories")),
     "regression_stump": (RegressionStump, _encode_regression_stump, _decode_regression_stump,
                          ("feature", "threshold", "left", "right"), ()),
     "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS, ("gain",)),

@@ -51,7 +51,11 @@ loaded model: the staged predictions that need it (soft margin, TotalBoost famil
 then raise ``ValueError``. A loaded one-vs-rest model takes ``n_iter_`` and ``status_`` from its
 binary models; its ``history_`` is a list of None.
 
-``feature_categories`` is the encoding of a CSV file's text columns that ``marginboost fit``
+``feature_categories`` and ``is_categorical`` (format 6) are written by a fit on categorical
+features (:mod:`marginboost.estimators.input_data`): the categories of each categorical column by
+value (strings or integers; code k is the k-th), and which columns the estimator encodes at
+predict; the categorical splits name codes (:mod:`marginboost.io.model_codecs`).
+Without ``is_categorical``, ``feature_categories`` is the encoding of a CSV file's text columns that ``marginboost fit``
 learned (:func:`marginboost.io.datasets.read_csv`), for ``marginboost predict`` to encode
 another file the same way; it is set as the estimator's ``feature_categories_`` (a tuple of
 None or tuples of strings), which :func:`save_model` writes when present. Only the command line
@@ -123,7 +127,7 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "MAX_MODEL_BYTES", "ModelFileError", "loa
            "model_from_dict", "model_to_dict", "save_model"]
 
 FORMAT = "marginboost-model"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 # Parameters renamed since a format version: the name in files of that version and older -> today's.
 _RENAMED_PARAMS = {2: {"n_estimators": "max_iter", "fw": "step"}, 3: {"tol": "eps"}}
 # State fields renamed since a format version (one name per fitted concept, issue 30), likewise.
@@ -239,7 +243,10 @@ def model_to_dict(estimator) -> dict:
     if hasattr(estimator, "feature_names_in_"):
         doc["feature_names_in"] = [str(f) for f in estimator.feature_names_in_]
     if getattr(estimator, "feature_categories_", None) is not None:
-        doc["feature_categories"] = [None if c is None else [str(v) for v in c] for c in estimator.feature_categories_]
+        doc["feature_categories"] = [None if c is None else [v if isinstance(v, str) else int(v) for v in c]
+                                     for c in estimator.feature_categories_]
+    if getattr(estimator, "is_categorical_", None) is not None:
+        doc["is_categorical"] = [bool(v) for v in estimator.is_categorical_]
     if issubclass(cls, ClassifierMixin):
         doc["classes"] = _labels_to_json(estimator.classes_)
         doc["classes_dtype"] = estimator.classes_.dtype.str
@@ -276,11 +283,23 @@ def _params_to_json(estimator) -> dict:
             value = None
         if isinstance(value, np.generic):
             value = value.item()
+        if key == "categorical_features" and isinstance(value, (list, tuple, np.ndarray)):
+            out[key] = _plain_list(value, key)
+            continue
         if not (value is None or isinstance(value, _PLAIN)) or (isinstance(value, float) and not np.isfinite(value)):
             raise TypeError(f"parameter {key}={value!r:.80} cannot be written to a model file (only strings, "
                             "finite numbers, booleans and None can): use a named weak learner / rule / loss, "
                             "or an integer random_state")
         out[key] = value
+    return out
+
+
+def _plain_list(values, key: str) -> list:
+    """A list parameter (``categorical_features``: indices, names or booleans) as plain JSON values."""
+    out = [v.item() if isinstance(v, np.generic) else v for v in np.asarray(values, dtype=object).tolist()]
+    if not all(isinstance(v, _PLAIN) for v in out):
+        raise TypeError(f"parameter {key}={values!r:.80} cannot be written to a model file: its entries must be "
+                        "indices, column names or booleans")
     return out
 
 
@@ -318,7 +337,7 @@ def model_from_dict(doc):
     classifier = issubclass(cls, ClassifierMixin)
     multiclass = classifier and isinstance(doc.get("classes"), list) and len(doc["classes"]) > 2
     check_keys(doc, _HEADER | (_LABELS if classifier else set()) | ({"estimators"} if multiclass else _MODEL),
-               {"feature_names_in", "feature_categories"}, "the model file")
+               {"feature_names_in", "feature_categories", "is_categorical"}, "the model file")
     require(isinstance(doc["marginboost_version"], str), "field 'marginboost_version' must be a string")
     estimator = cls()
     _set_params(estimator, doc["params"])
@@ -332,6 +351,14 @@ def model_from_dict(doc):
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     if "feature_categories" in doc:
         estimator.feature_categories_ = _categories_from_json(doc["feature_categories"], n_features)
+    if "is_categorical" in doc:
+        mask = doc["is_categorical"]
+        require(isinstance(mask, list) and len(mask) == n_features and all(type(v) is bool for v in mask)
+                and "feature_categories" in doc
+                and all((c is not None) == v for c, v in zip(estimator.feature_categories_, mask)),
+                f"field 'is_categorical' must be a list of {n_features} booleans, true exactly where "
+                "'feature_categories' lists categories")
+        estimator.is_categorical_ = np.array(mask, dtype=bool)
     if classifier:
         estimator.classes_ = _labels_from_json(doc["classes"], doc["classes_dtype"])
     if not multiclass:
@@ -401,6 +428,10 @@ def _set_params(estimator, params) -> None:
     require(not unknown, f"unknown parameters for {type(estimator).__name__}: {sorted(unknown)}; "
                          f"expected some of {sorted(valid)}")
     for key, value in params.items():
+        if key == "categorical_features" and isinstance(value, list):
+            require(all(isinstance(v, _PLAIN) for v in value),
+                    "parameter 'categorical_features' must list indices, column names or booleans")
+            continue
         require(value is None or isinstance(value, _PLAIN),
                 f"parameter '{key}' must be a string, number, boolean or null, got {type(value).__name__}")
     estimator.set_params(**params)
@@ -431,14 +462,15 @@ def _labels_from_json(classes, dtype) -> np.ndarray:
 
 
 def _categories_from_json(categories, n_features: int) -> tuple:
-    """``feature_categories``: per feature, null or a non-empty list of distinct strings."""
+    """``feature_categories``: per feature, null or a non-empty list of distinct strings or integers."""
     require(isinstance(categories, list) and len(categories) == n_features,
             f"field 'feature_categories' must be a list of {n_features} entries, one per feature")
     for j, column in enumerate(categories):
         require(column is None or (isinstance(column, list) and len(column) > 0
-                                   and all(isinstance(c, str) for c in column) and len(set(column)) == len(column)),
+                                   and all(isinstance(c, str) or type(c) is int for c in column)
+                                   and len(set(column)) == len(column)),
                 f"field 'feature_categories' entry {j} must be null (a column of numbers) or a non-empty list of "
-                "distinct strings (its categories in code order)")
+                "distinct strings or integers (its categories in code order)")
     return tuple(None if column is None else tuple(column) for column in categories)
 
 

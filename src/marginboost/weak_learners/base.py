@@ -49,9 +49,14 @@ class WeakLearner(ABC):
     ``allow_nan``: whether it takes missing values (NaN) in X, in :meth:`prepare` and in its
     hypotheses' ``predict``; the estimators refuse X with NaN for a learner that does not, and
     declare scikit-learn's ``allow_nan`` tag after it. Infinities are never taken.
+
+    ``allow_categorical``: whether :meth:`prepare` takes category codes in the columns that a
+    :class:`.categorical.CategoricalMatrix` marks (the estimators refuse categorical features for a
+    learner that does not, naming it).
     """
 
     allow_nan = False
+    allow_categorical = False
 
     @abstractmethod
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:

@@ -56,7 +56,7 @@ def iter_outputs(hypotheses: Iterable, X: np.ndarray) -> Iterator[np.ndarray]:
     columns = _Columns(X)
     for h in hypotheses:
         kind = type(h)
-        if kind is Stump:
+        if kind is Stump and h.categories is None:  # a categorical split: its predict, below
             s = float(h.sign)
             yield np.full(n, s) if h.threshold == -np.inf else stump_select(columns[h.feature], h.threshold,
                                                                               h.missing_left, -s, s)
@@ -64,7 +64,7 @@ def iter_outputs(hypotheses: Iterable, X: np.ndarray) -> Iterator[np.ndarray]:
             yield (np.full(n, float(h.right)) if h.threshold == -np.inf
                    else stump_select(columns[h.feature], h.threshold, h.missing_left, h.left, h.right))
         elif (kind is DecisionTree or kind is RegressionTree) and h.n_features == p \
-                and np.count_nonzero(h.feature >= 0) <= SMALL_TREE:
+                and np.count_nonzero(h.feature >= 0) <= SMALL_TREE and h.categories is None:
             values = _tree_outputs(h, columns, 0)
             yield np.full(n, values) if np.ndim(values) == 0 else values  # a lone leaf is a constant
         else:

@@ -84,6 +84,7 @@ from marginboost.weak_learners._histogram import (  # noqa: F401 (the kernels ke
 )
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
+from marginboost.weak_learners.categorical import categorical_columns
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import Stump, midpoint
 from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, edge_gain, keep_splits
@@ -400,9 +401,20 @@ class HistogramStump(WeakLearner):
         self.max_bins = max_bins
         self.n_jobs = n_jobs
 
+    allow_categorical = True
+
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         threads = n_threads(self.n_jobs)
-        binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)
+        max_bins = check_max_bins(self.max_bins)
+        columns = categorical_columns(X)
+        if columns.size:  # each category its own bin: the exact categorical sums (.categorical)
+            from marginboost.weak_learners.mixed import MixedStumpOracle
+
+            def numeric(X_num):
+                binned = bin_features(X_num, max_bins, n_jobs=self.n_jobs)
+                return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
+            return MixedStumpOracle(X, y, columns, numeric)
+        binned = _bin_once(X, max_bins, self.n_jobs)
         return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
 
     def __repr__(self) -> str:
@@ -419,9 +431,16 @@ class HistogramTree(WeakLearner):
         self.max_bins = max_bins
         self.n_jobs = n_jobs
 
+    allow_categorical = True
+
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         max_depth = check_max_depth(self.max_depth)
         threads = n_threads(self.n_jobs)
+        columns = categorical_columns(X)
+        if columns.size:  # each category its own bin: the exact categorical sums (.categorical)
+            from marginboost.weak_learners.mixed import MixedTreeOracle, histogram_numeric_splits
+            max_bins = check_max_bins(self.max_bins)
+            return MixedTreeOracle(X, y, columns, max_depth, lambda X_num: histogram_numeric_splits(X_num, max_bins))
         binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)
         sample = LocalSample(binned.codes, threads, binned.bins.counts)
         return HistogramTreeOracle(sample, binned.bins, _labels(y, binned), max_depth)

@@ -31,7 +31,7 @@ from marginboost.weak_learners.sklearn_adapter import SklearnHypothesis
 from marginboost.weak_learners.stumps import Stump
 from marginboost.weak_learners.trees import DecisionTree
 
-__all__ = ["feature_shares", "missing_side", "node_shares"]
+__all__ = ["feature_shares", "missing_side", "node_shares", "split_categories"]
 
 
 def node_shares(tree: DecisionTree) -> np.ndarray:
@@ -81,3 +81,12 @@ def missing_side(h, node: int = 0) -> str | None:
         return None
     left = missing_left[node] if np.ndim(missing_left) else missing_left
     return "left" if bool(left) else "right"
+
+
+def split_categories(h, node: int = 0) -> tuple | None:
+    """The category codes the split of ``node`` (0 for a stump) sends left where it is categorical
+    (:mod:`.categorical`), else None."""
+    categories = getattr(h, "categories", None)
+    if categories is None:
+        return None
+    return categories[node] if isinstance(h, DecisionTree) else categories

@@ -47,6 +47,7 @@ import numpy as np
 from marginboost.weak_learners._stumps import _best_stump, _best_stump_missing
 from marginboost.weak_learners._stumps import midpoint_py as midpoint  # noqa: F401  (histogram, nzdd_stumps)
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.categorical import categorical_columns, goes_left
 from marginboost.weak_learners.memory import check_fits_in_memory
 from marginboost.weak_learners.shared import shared
 
@@ -99,12 +100,17 @@ class Stump(Hypothesis):
     """h(x) = sign if x[feature] > threshold else -sign; threshold -inf means constant ``sign``.
 
     A missing value (NaN) gives -sign (the left side) where ``missing_left``, else sign (the
-    default, also that of stumps read from model files of format 4 or older)."""
+    default, also that of stumps read from model files of format 4 or older).
+
+    A categorical stump (``categories`` a tuple of category codes, :mod:`.categorical`; threshold
+    unused) sends the codes in ``categories`` left: h(x) = -sign if x[feature] in categories else
+    sign (NaN as above)."""
 
     feature: int
     threshold: float
     sign: float
     missing_left: bool = False
+    categories: tuple | None = None
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -114,6 +120,8 @@ class Stump(Hypothesis):
             # Constant: must not index a column (the sample may even have none).
             return np.full(X.shape[0], float(self.sign))
         s = float(self.sign)
+        if self.categories is not None:
+            return np.where(goes_left(X[:, self.feature], self.threshold, self.categories, self.missing_left), -s, s)
         return stump_select(X[:, self.feature], self.threshold, self.missing_left, -s, s)
 
 
@@ -144,7 +152,13 @@ class DecisionStump(WeakLearner):
 
     allow_nan = True
 
+    allow_categorical = True
+
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
+        columns = categorical_columns(X)
+        if columns.size:
+            from marginboost.weak_learners.mixed import MixedStumpOracle
+            return MixedStumpOracle(X, y, columns, lambda X_num: _StumpOracle(X_num, y))
         return _StumpOracle(X, y)
 
     def __repr__(self) -> str:

@@ -78,6 +78,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
     split_by_node,
 )
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
+from marginboost.weak_learners.categorical import categorical_columns, goes_left
 from marginboost.weak_learners.stumps import has_missing, presort
 
 __all__ = ["DecisionTree", "EdgeTree"]
@@ -194,6 +195,10 @@ class DecisionTree(Hypothesis):
     by hand, or read from a model file written before trees stored them); the feature
     importances then split the tree's weight equally over its internal nodes
     (:func:`.splits.node_shares`).
+
+    ``categories``: None, or one entry per node, None for a numeric split and a tuple of category
+    codes for a categorical one (:mod:`.categorical`), whose node sends the codes in it left and
+    every other code right (NaN by ``missing_left``; the threshold unused).
     """
 
     feature: np.ndarray
@@ -204,6 +209,7 @@ class DecisionTree(Hypothesis):
     n_features: int
     gain: np.ndarray | None = None
     missing_left: np.ndarray | None = None
+    categories: tuple | None = None
 
     def __post_init__(self):
         missing_left = np.zeros(np.shape(self.feature), dtype=np.bool_) if self.missing_left is None else \
@@ -230,8 +236,23 @@ class DecisionTree(Hypothesis):
             raise ValueError(
                 f"X must have shape (n, {self.n_features}), got {X.shape}"
             )
+        if self.categories is not None and any(c is not None for c in self.categories):
+            return self._predict_categorical(X)
         return _predict_tree(X, self.feature, self.threshold, self.left, self.right, self.value,
                              self.missing_left.view(np.uint8))
+
+    def _predict_categorical(self, X: np.ndarray) -> np.ndarray:
+        """``predict`` of a tree with categorical splits: the rows sent down node by node (children
+        come after their parent, so one pass in node order routes every row to its leaf)."""
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        for k in range(self.node_count):
+            if self.feature[k] < 0:
+                continue
+            rows = np.flatnonzero(node == k)
+            left = goes_left(X[rows, self.feature[k]], self.threshold[k], self.categories[k],
+                             bool(self.missing_left[k]))
+            node[rows] = np.where(left, self.left[k], self.right[k])
+        return self.value[node]
 
 
 class _TreeOracle(EdgeOracle):
@@ -264,6 +285,7 @@ class EdgeTree(WeakLearner):
     """Depth-limited tree grown greedily on the edge, leaves in {-1, +1}."""
 
     allow_nan = True
+    allow_categorical = True
 
     def __init__(self, max_depth: int = 2):
         self.max_depth = max_depth
@@ -271,6 +293,10 @@ class EdgeTree(WeakLearner):
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
         if int(self.max_depth) != self.max_depth or self.max_depth < 1:
             raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
+        columns = categorical_columns(X)
+        if columns.size:
+            from marginboost.weak_learners.mixed import MixedTreeOracle, exact_numeric_splits
+            return MixedTreeOracle(X, y, columns, int(self.max_depth), exact_numeric_splits)
         return _TreeOracle(X, y, int(self.max_depth))
 
     def __repr__(self) -> str:
