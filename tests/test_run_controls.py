@@ -153,6 +153,8 @@ def _other_value(cls, name, value):
     """A valid value of parameter ``name`` other than ``value``: tighter where it is a tolerance."""
     if isinstance(value, bool):
         return not value
+    if name == "categorical_features":  # 'from_dtype' -> None: no categorical column
+        return None if value == "from_dtype" else "from_dtype"
     if value is None:  # random_state
         return 0
     if isinstance(value, numbers.Integral):

@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_array
 
 from marginboost.core.interrupts import warn_interrupted
 from marginboost.core.rounds import RoundLoop, Status, continue_rounds, run_rounds
-from marginboost.estimators.compat import Interval
+from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.importances import feature_importances
 from marginboost.estimators.input_data import validate_data
 from marginboost.weak_learners import resolve_weak_learner
@@ -69,6 +69,9 @@ COMMON_PARAMETER_CONSTRAINTS = {
     "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
     "warm_start": ["boolean"],
 }
+# categorical_features (marginboost.estimators.input_data.categorical_mask), on every estimator
+# whose default weak learner takes categorical features
+CATEGORICAL_FEATURES_CONSTRAINT = [StrOptions({"from_dtype"}), "array-like", None]
 # The parameters that steer a run, not the model: a warm start takes their current values.
 RUN_CONTROLS = ("max_iter", *COMMON_PARAMETER_CONSTRAINTS)
 

@@ -72,6 +72,8 @@ class AdaBoostVClassifier(SimplexVoteClassifier, booster="adaboostv"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     The run controls (``max_time`` to ``warm_start``) act as in :class:`marginboost.TotalBoostClassifier`.
 
@@ -94,7 +96,7 @@ class AdaBoostVClassifier(SimplexVoteClassifier, booster="adaboostv"):
 
     def __init__(self, eps=0.1, weak_learner="tree", max_depth=2, max_iter=1000,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, warm_start=False):
+                 n_iter_no_change=10, warm_start=False, categorical_features="from_dtype"):
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
@@ -106,6 +108,7 @@ class AdaBoostVClassifier(SimplexVoteClassifier, booster="adaboostv"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def _loop(self, oracle, y_pm):
         return AdaBoostVLoop(oracle, y_pm, float(self.eps))
@@ -143,6 +146,8 @@ class SmoothBoostClassifier(SimplexVoteClassifier, booster="smoothboost"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     The run controls (``max_time`` to ``warm_start``) act as in :class:`marginboost.TotalBoostClassifier`.
 
@@ -162,7 +167,7 @@ class SmoothBoostClassifier(SimplexVoteClassifier, booster="smoothboost"):
 
     def __init__(self, kappa=0.1, gamma=0.1, weak_learner="tree", max_depth=2, max_iter=1000,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, warm_start=False):
+                 n_iter_no_change=10, warm_start=False, categorical_features="from_dtype"):
         self.kappa = kappa
         self.gamma = gamma
         self.weak_learner = weak_learner
@@ -175,6 +180,7 @@ class SmoothBoostClassifier(SimplexVoteClassifier, booster="smoothboost"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     # kappa is its stopping rule alone (|M|/m < kappa): a warm start stops by the new one
     _warm_start_applies = ("kappa",)

@@ -40,6 +40,8 @@ n_iter_no_change : int >= 1, default=10, the patience of ``early_stopping``.
 warm_start : bool, default=False, a second ``fit`` on the same data continues, up to ``max_iter`` in all.
     A changed ``eps`` applies (a fit converged at the old one goes on to a smaller one); a change of
     any other model parameter (``beta``, ``loss``, ...) is refused (ValueError naming it).
+categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype', the
+    categorical columns, split by subsets of categories by the edge learners (see :class:`.LPBoostClassifier`).
 
 The held-out score is the accuracy (classifier) or the negative mean squared error (regressor); a
 callback returning True stops the fit (status 'callback'); a warm start's ``history_`` holds the
@@ -70,7 +72,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, staged_votes, weighted_vote
+from marginboost.estimators.base import (CATEGORICAL_FEATURES_CONSTRAINT, COMMON_PARAMETER_CONSTRAINTS,
+                                         BoostingEstimator, staged_votes, weighted_vote)
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Hidden, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
@@ -116,6 +119,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "eps": [Interval(numbers.Real, 0, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left"), Hidden(StrOptions({DEPRECATED}))],
         **COMMON_PARAMETER_CONSTRAINTS,
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     _model_state = {"weights_": Vector(non_negative=True), "offset_": Real(), "train_loss_": Real(finite=False),
                     "gap_": Real(finite=False), "n_iter_": Count(), "status_": Text(), "stop_reason_": Reason()}
@@ -211,7 +215,7 @@ class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster
     def __init__(self, loss="squared", beta=10.0, variant="C", step="line_search", away_steps=False,
                  weak_learner="tree", max_depth=3, max_iter=100, eps=0.0, init="constant", max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False, tol=DEPRECATED):
+                 warm_start=False, tol=DEPRECATED, categorical_features="from_dtype"):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -229,6 +233,7 @@ class FWBoostRegressor(LossRegressorMixin, RegressorMixin, _FWBoostBase, booster
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
         self.tol = tol
 
     def _initial(self) -> str:
@@ -252,7 +257,7 @@ class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMi
     def __init__(self, loss="exponential", beta=5.0, variant="C", step="line_search", away_steps=False,
                  weak_learner="tree", max_depth=2, max_iter=100, eps=0.0, max_time=None, verbose=0, callbacks=None,
                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
-                 tol=DEPRECATED):
+                 tol=DEPRECATED, categorical_features="from_dtype"):
         self.loss = loss
         self.beta = beta
         self.variant = variant
@@ -269,4 +274,5 @@ class FWBoostClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMi
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
         self.tol = tol

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from marginboost.classic.graphsepboost import aggregate_scores, binarise, code_tables, graphsep_loop
 from marginboost.core.rounds import Status
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
+from marginboost.estimators.base import CATEGORICAL_FEATURES_CONSTRAINT, COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
@@ -51,6 +51,8 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     Attributes
     ----------
@@ -79,6 +81,7 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
         "aggregation": [StrOptions({"hamming", "positive_match"})],
         "max_pairs": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     _model_state = {"pos_codes_": Codes(), "neg_codes_": Codes(), "n_iter_": Count(), "status_": Text(),
                     "stop_reason_": Reason()}
@@ -87,7 +90,7 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
 
     def __init__(self, weak_learner="tree", max_depth=2, max_iter=1000, aggregation="positive_match",
                  max_pairs=10_000_000, max_time=None, verbose=0, callbacks=None, early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
+                 validation_fraction=0.1, n_iter_no_change=10, warm_start=False, categorical_features="from_dtype"):
         self.weak_learner = weak_learner
         self.max_depth = max_depth
         self.max_iter = max_iter
@@ -100,6 +103,7 @@ class GraphSepBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifie
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     @one_vs_rest
     def fit(self, X, y, eval_set=None):

@@ -34,8 +34,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
-from marginboost.estimators.base import (COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning,
-                                         weighted_vote)
+from marginboost.estimators.base import (CATEGORICAL_FEATURES_CONSTRAINT, COMMON_PARAMETER_CONSTRAINTS,
+                                         BoostingEstimator, DegenerateModelWarning, weighted_vote)
 from marginboost.estimators.binary import BinaryClassifierMixin, check_two_classes, hypothesis_rows, vote_probability
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
@@ -86,6 +86,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False), "n_iter_": Count(),
                     "status_": Text(), "stop_reason_": Reason()}
@@ -267,6 +268,8 @@ class MABoostClassifier(_MirrorBoostClassifier, booster="maboost"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the rounds completed
     (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
@@ -292,7 +295,7 @@ class MABoostClassifier(_MirrorBoostClassifier, booster="maboost"):
     def __init__(self, regularizer="entropy", update="active", variant="normal", smoothness=0.1,
                  sparsity=0.5, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False):
+                 warm_start=False, categorical_features="from_dtype"):
         self.regularizer = regularizer
         self.update = update
         self.variant = variant
@@ -309,6 +312,7 @@ class MABoostClassifier(_MirrorBoostClassifier, booster="maboost"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None, secondary_mask=None, X_secondary=None, y_secondary=None,
             eval_set=None):
@@ -360,6 +364,8 @@ class MadaBoostClassifier(_MirrorBoostClassifier, booster="madaboost"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     The run controls (``max_iter`` to ``warm_start``) act as in :class:`MABoostClassifier`.
 
@@ -375,7 +381,7 @@ class MadaBoostClassifier(_MirrorBoostClassifier, booster="madaboost"):
 
     def __init__(self, step="paper", learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, warm_start=False):
+                 n_iter_no_change=10, warm_start=False, categorical_features="from_dtype"):
         self.step = step
         self.learning_rate = learning_rate
         self.weak_learner = weak_learner
@@ -388,6 +394,7 @@ class MadaBoostClassifier(_MirrorBoostClassifier, booster="madaboost"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).
@@ -426,6 +433,8 @@ class AdaBoostClassifier(_MirrorBoostClassifier, booster="adaboost"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     The run controls (``max_iter`` to ``warm_start``) act as in :class:`MABoostClassifier`.
 
@@ -436,7 +445,7 @@ class AdaBoostClassifier(_MirrorBoostClassifier, booster="adaboost"):
 
     def __init__(self, learning_rate=1.0, weak_learner="tree", max_depth=2, max_iter=100, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False):
+                 warm_start=False, categorical_features="from_dtype"):
         self.learning_rate = learning_rate
         self.weak_learner = weak_learner
         self.max_depth = max_depth
@@ -448,6 +457,7 @@ class AdaBoostClassifier(_MirrorBoostClassifier, booster="adaboost"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Boost on ``(X, y)``; more than two classes in ``y``: one model per class (one-vs-rest).

@@ -31,7 +31,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
+from marginboost.estimators.base import CATEGORICAL_FEATURES_CONSTRAINT, COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator
 from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
@@ -58,6 +58,7 @@ class SimplexVoteClassifier(BoostingEstimator, ModelFileMixin, WeightedVoteMixin
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     # The weights are non-negative by definition (LP weights, SmoothBoost 1/t, AdaBoostV alpha_t >= 0);
     # AdaBoostV alone may weigh a perfectly wrong hypothesis -1 (its "perfect" stop): see there.

@@ -32,7 +32,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from marginboost.core.rounds import Status
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, DegenerateModelWarning
+from marginboost.estimators.base import (CATEGORICAL_FEATURES_CONSTRAINT, COMMON_PARAMETER_CONSTRAINTS,
+                                         BoostingEstimator, DegenerateModelWarning)
 from marginboost.estimators.binary import BinaryClassifierMixin, WeightedVoteMixin
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
@@ -123,7 +124,7 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         **COMMON_PARAMETER_CONSTRAINTS,
-        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     # weights_ on the simplex: >= 0 here, summing to 1 in WeightedVoteMixin._stored_vote
     _model_state = {"weights_": Vector(non_negative=True), "margin_": Real(finite=False),

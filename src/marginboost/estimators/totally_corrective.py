@@ -50,6 +50,8 @@ class TotalBoostClassifier(SimplexVoteClassifier, booster="totalboost"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     Ctrl-C (``KeyboardInterrupt``) during ``fit`` keeps the rounds completed
     (``status_ == 'interrupted'``, :mod:`marginboost.core.interrupts`).
@@ -70,7 +72,7 @@ class TotalBoostClassifier(SimplexVoteClassifier, booster="totalboost"):
 
     def __init__(self, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, warm_start=False):
+                 n_iter_no_change=10, warm_start=False, categorical_features="from_dtype"):
         self.eps = eps
         self.weak_learner = weak_learner
         self.max_depth = max_depth
@@ -82,6 +84,7 @@ class TotalBoostClassifier(SimplexVoteClassifier, booster="totalboost"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def _loop(self, oracle, y_pm):
         return SoftBoostLoop(oracle, y_pm, 1.0, float(self.eps))
@@ -113,6 +116,8 @@ class SoftBoostClassifier(SimplexVoteClassifier, booster="softboost"):
         after every round, True stopping the fit; a stop once ``n_iter_no_change`` rounds did
         not improve the score on ``validation_fraction`` of the data (or ``fit``'s
         ``eval_set``); a second ``fit`` on the same data continuing the first.
+    categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype'
+        The categorical columns, split by subsets of categories (see :class:`.LPBoostClassifier`).
 
     The run controls (``max_time`` to ``warm_start``) act as in :class:`TotalBoostClassifier`.
 
@@ -129,7 +134,7 @@ class SoftBoostClassifier(SimplexVoteClassifier, booster="softboost"):
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="tree", max_depth=2, max_iter=1000,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, warm_start=False):
+                 n_iter_no_change=10, warm_start=False, categorical_features="from_dtype"):
         self.nu = nu
         self.eps = eps
         self.weak_learner = weak_learner
@@ -142,6 +147,7 @@ class SoftBoostClassifier(SimplexVoteClassifier, booster="softboost"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
     def _loop(self, oracle, y_pm):
         self.nu_ = resolve_nu(self.nu, y_pm.shape[0], self._training_rows(y_pm.shape[0]))

@@ -25,15 +25,21 @@ training example at the split has ``e_c = 0`` and goes left. Where every ``e_c``
 of no immediate gain, as the numeric learners make above the last level.
 
 The numeric features keep their learner's search (the compiled sweeps, on the numeric columns
-alone); a categorical candidate replaces the best numeric one only when its edge (score) is larger
-by more than ``SPLIT_TOL * sum |w_i|`` (of the node): ties go to the numeric splits, then to the
-first categorical feature. On a matrix without categorical columns none of this runs.
+alone: :func:`split_columns`); a categorical candidate replaces the best numeric one only when its
+edge (score) is larger by more than ``trees.SPLIT_TOL * sum |w_i|`` (of the node): ties go to the
+numeric splits, then to the first categorical feature. The oracles are ``MixedStumpOracle``
+(:mod:`.stumps`, for the exact and histogram stumps) and ``MixedTreeOracle`` (:mod:`.trees`, grown
+as the edge trees grow, the examples routed in numpy; the per-node numeric search
+:func:`.trees.exact_numeric_splits` or :func:`.histogram.histogram_numeric_splits`). Their
+training predictions are ``h.predict(X)``, so that the booster's margins are exactly the
+hypothesis's. On a matrix without categorical columns none of this runs.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CategoricalMatrix", "categorical_columns", "categorical_left", "category_counts"]
+__all__ = ["CategoricalMatrix", "categorical_columns", "categorical_left", "category_counts", "goes_left",
+           "split_columns"]
 
 
 class CategoricalMatrix(np.ndarray):
@@ -110,3 +116,11 @@ def goes_left(column: np.ndarray, threshold: float, categories, missing_left: bo
     (``categories`` a tuple of codes), else ``x <= threshold``; NaN where ``missing_left``."""
     left = np.isin(column, categories) if categories is not None else column <= threshold
     return left | (np.isnan(column) & missing_left) if missing_left else left
+
+
+def split_columns(X, columns: np.ndarray):
+    """``(X, numeric, X_numeric)``: X as C-contiguous float64, the indices of its columns not in
+    ``columns`` (the categorical ones) and those columns alone."""
+    X = np.ascontiguousarray(np.asarray(X), dtype=np.float64)
+    numeric = np.setdiff1d(np.arange(X.shape[1]), columns)
+    return X, numeric, np.ascontiguousarray(X[:, numeric])

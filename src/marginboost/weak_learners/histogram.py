@@ -86,10 +86,10 @@ from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.categorical import categorical_columns
 from marginboost.weak_learners.shared import shared
-from marginboost.weak_learners.stumps import Stump, midpoint
-from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, edge_gain, keep_splits
+from marginboost.weak_learners.stumps import MixedStumpOracle, Stump, midpoint
+from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, MixedTreeOracle, edge_gain, keep_splits
 
-__all__ = ["HistogramStump", "HistogramTree"]
+__all__ = ["HistogramStump", "HistogramTree", "histogram_numeric_splits"]
 
 # _best_bin_splits compares scores with trees.SPLIT_TOL compiled in as a constant.
 if _COMPILED_SPLIT_TOL != SPLIT_TOL:
@@ -383,6 +383,31 @@ class HistogramTreeOracle(EdgeOracle):
         return tree.hypothesis(bins.thresholds.shape[0]), pred
 
 
+def histogram_numeric_splits(X_num, max_bins: int):
+    """The histogram learner's per-node search on the numeric columns ``X_num``: the nodes'
+    histograms (one ``bincount`` per feature) swept by :func:`.histogram._best_bin_splits`."""
+    binned = bin_features(X_num, max_bins)
+    codes, bins = binned.codes, binned.bins
+    width = bins.width
+    missing = np.ascontiguousarray(bins.missing, dtype=np.uint8) if bins.missing.any() else None
+
+    def splits(w, node_of, total, mass, n_nodes):
+        inside = node_of >= 0
+        base, w_in = node_of[inside] * width, w[inside]
+        p = codes.shape[0]
+        hist = np.empty((p, n_nodes * width))
+        counts = np.empty((p, n_nodes * width), dtype=np.int32)
+        for j in range(p):
+            index = base + codes[j, inside]
+            hist[j] = np.bincount(index, weights=w_in, minlength=n_nodes * width)
+            counts[j] = np.bincount(index, minlength=n_nodes * width)
+        feat, _, _, score, thr, missing_left = _best_bin_splits(
+            hist.reshape(p, n_nodes, width), counts.reshape(p, n_nodes, width), bins.n_bins, total, mass,
+            bins.upper, bins.lower, missing)
+        return feat, thr, score, missing_left
+    return splits
+
+
 def check_max_depth(max_depth) -> int:
     if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Real) or max_depth != int(max_depth) \
             or max_depth < 1:
@@ -396,20 +421,17 @@ class HistogramStump(WeakLearner):
     the result does not depend on it)."""
 
     allow_nan = True
+    allow_categorical = True
 
     def __init__(self, max_bins: int = 255, n_jobs=None):
         self.max_bins = max_bins
         self.n_jobs = n_jobs
-
-    allow_categorical = True
 
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         threads = n_threads(self.n_jobs)
         max_bins = check_max_bins(self.max_bins)
         columns = categorical_columns(X)
         if columns.size:  # each category its own bin: the exact categorical sums (.categorical)
-            from marginboost.weak_learners.mixed import MixedStumpOracle
-
             def numeric(X_num):
                 binned = bin_features(X_num, max_bins, n_jobs=self.n_jobs)
                 return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
@@ -425,20 +447,18 @@ class HistogramTree(WeakLearner):
     """Depth-limited edge tree over binned features, leaves in {-1, +1} (see the module doc)."""
 
     allow_nan = True
+    allow_categorical = True
 
     def __init__(self, max_depth: int = 2, max_bins: int = 255, n_jobs=None):
         self.max_depth = max_depth
         self.max_bins = max_bins
         self.n_jobs = n_jobs
 
-    allow_categorical = True
-
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         max_depth = check_max_depth(self.max_depth)
         threads = n_threads(self.n_jobs)
         columns = categorical_columns(X)
         if columns.size:  # each category its own bin: the exact categorical sums (.categorical)
-            from marginboost.weak_learners.mixed import MixedTreeOracle, histogram_numeric_splits
             max_bins = check_max_bins(self.max_bins)
             return MixedTreeOracle(X, y, columns, max_depth, lambda X_num: histogram_numeric_splits(X_num, max_bins))
         binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)

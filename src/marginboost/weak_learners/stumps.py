@@ -27,6 +27,10 @@ finite values against the missing ones. When the two edges are equal (in particu
 training example misses the feature, as on data without NaN), NaN goes to the side of more
 training examples (the left on a tie): scikit-learn's rule for a feature never missing in training.
 
+Categorical features (the columns a :class:`.categorical.CategoricalMatrix` marks): a stump may send
+a subset of categories left (``categories``); the best subset is the sign split of the per-category
+sums (:mod:`.categorical`), searched by :class:`MixedStumpOracle` beside the numeric columns.
+
 Inputs are assumed validated upstream (X without infinities, y in {-1, +1} as float64, d on the
 simplex).
 
@@ -47,11 +51,17 @@ import numpy as np
 from marginboost.weak_learners._stumps import _best_stump, _best_stump_missing
 from marginboost.weak_learners._stumps import midpoint_py as midpoint  # noqa: F401  (histogram, nzdd_stumps)
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.categorical import categorical_columns, goes_left
+from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_counts, goes_left,
+                                                   split_columns)
 from marginboost.weak_learners.memory import check_fits_in_memory
 from marginboost.weak_learners.shared import shared
 
-__all__ = ["DecisionStump", "Stump"]
+__all__ = ["DecisionStump", "MixedStumpOracle", "Stump"]
+
+# A categorical stump must beat the best numeric one by more than this times sum |w_i|: edges equal
+# in exact arithmetic (a two-category column equal to a 0/1 numeric one) must not be told apart by
+# the rounding of sums taken in another order (trees.SPLIT_TOL, the same for tree nodes).
+TIE_TOL = 1e-12
 
 
 def presort(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,18 +156,47 @@ class _StumpOracle(EdgeOracle):
         return h, h.predict(self._X)
 
 
+class MixedStumpOracle(EdgeOracle):
+    """Best stump over the numeric columns (``numeric_oracle(X_numeric)``, the learner's oracle on
+    them) and the categorical ``columns`` of ``X``."""
+
+    def __init__(self, X, y, columns: np.ndarray, numeric_oracle):
+        self._X, self._numeric, X_num = split_columns(X, columns)
+        self._columns = columns
+        self._y = np.asarray(y, dtype=np.float64)
+        self._oracle = numeric_oracle(X_num) if self._numeric.size else None
+
+    def __call__(self, d):
+        w = np.asarray(d, dtype=np.float64) * self._y
+        if self._oracle is None:  # no numeric column: the constants are the numeric candidates
+            total = float(w.sum())
+            h = Stump(0, -np.inf, 1.0 if total >= 0.0 else -1.0)
+        else:
+            h, _ = self._oracle(d)
+            if h.threshold != -np.inf:
+                h = Stump(int(self._numeric[h.feature]), h.threshold, h.sign, h.missing_left)
+        best = float(w @ h.predict(self._X))
+        tol = TIE_TOL * float(np.abs(w).sum())
+        for j in self._columns:
+            e, n, _ = category_counts(self._X[:, j], w)
+            score, categories, missing_left = categorical_left(e[0], n[0])
+            # score = sum_c |e_c| is this stump's edge whenever it beats the constants: where every
+            # e_c has one sign it equals |T| <= best, so the moved category never reaches here
+            if score > best + tol:
+                best, h = score, Stump(int(j), 0.0, 1.0, missing_left, categories)
+        return h, h.predict(self._X)
+
+
 class DecisionStump(WeakLearner):
     """Exact max-edge decision stump over all features, thresholds and both orientations (and both
     sides for missing values)."""
 
     allow_nan = True
-
     allow_categorical = True
 
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
         columns = categorical_columns(X)
         if columns.size:
-            from marginboost.weak_learners.mixed import MixedStumpOracle
             return MixedStumpOracle(X, y, columns, lambda X_num: _StumpOracle(X_num, y))
         return _StumpOracle(X, y)
 

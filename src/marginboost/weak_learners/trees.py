@@ -30,6 +30,11 @@ data without NaN), the missing values go to the child with more training example
 node's finite examples; the left on a tie): scikit-learn's rule for a feature never missing in
 training. Predictions send NaN the same way (``missing_left`` per node).
 
+Categorical features (the columns a :class:`.categorical.CategoricalMatrix` marks): a node may
+send a subset of categories left (``categories`` per node), the sign split of the node's
+per-category sums (:mod:`.categorical`); :class:`MixedTreeOracle` grows such trees, the numeric
+columns searched by the learner's own per-node search.
+
 Work per level is O(p * m): the features are presorted once in ``prepare``; per feature, each
 node's examples are swept alone along the feature's sorted order (:func:`_best_splits`).
 
@@ -78,10 +83,11 @@ from marginboost.weak_learners._trees import (  # noqa: F401
     split_by_node,
 )
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.categorical import categorical_columns, goes_left
+from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_counts, goes_left,
+                                                   split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort
 
-__all__ = ["DecisionTree", "EdgeTree"]
+__all__ = ["DecisionTree", "EdgeTree", "MixedTreeOracle", "exact_numeric_splits"]
 
 # A split must beat |S(N)| by more than this times sum_{i in N} |w_i|. Without it, rounding
 # in the running sums lets no-gain splits (whose children share one sign) through, and
@@ -281,6 +287,92 @@ class _TreeOracle(EdgeOracle):
         return h, h.predict(self._X)
 
 
+def exact_numeric_splits(X_num):
+    """The exact learner's per-node search on the numeric columns ``X_num`` (:func:`.trees._best_splits`)."""
+    _, vals, order = presort(X_num)
+    missing = has_missing(vals)
+
+    def splits(w, node_of, total, mass, n_nodes):
+        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing)
+    return splits
+
+
+class MixedTreeOracle(EdgeOracle):
+    """Greedy edge tree (:mod:`.trees`) over the numeric columns (``numeric_splits(X_numeric)``
+    returns the per-node search) and the categorical ``columns`` of ``X``."""
+
+    def __init__(self, X, y, columns: np.ndarray, max_depth: int, numeric_splits):
+        self._X, self._numeric, X_num = split_columns(X, columns)
+        self._columns = columns
+        self._y = np.asarray(y, dtype=np.float64)
+        self._max_depth = max_depth
+        self._splits = numeric_splits(X_num) if self._numeric.size else None
+
+    def _best(self, w, node_of, total, mass, k_nodes):
+        """Per node: (feature, threshold, score, missing_left, categories) of the best split."""
+        feat = np.full(k_nodes, -1, dtype=np.int64)
+        thr, score = np.zeros(k_nodes), np.full(k_nodes, -np.inf)
+        missing_left = np.zeros(k_nodes, dtype=bool)
+        categories = [None] * k_nodes
+        if self._splits is not None:
+            f, t, s, ml = self._splits(w, node_of, total, mass, k_nodes)
+            f = np.asarray(f)
+            found = f >= 0
+            feat[found] = self._numeric[f[found]]
+            thr[found], score[found] = np.asarray(t)[found], np.asarray(s)[found]
+            missing_left[found] = np.asarray(ml, dtype=bool)[found]
+        for j in self._columns:
+            e, n, _ = category_counts(self._X[:, j], w, node_of, k_nodes)
+            for k in range(k_nodes):
+                s, cats, ml = categorical_left(e[k], n[k])
+                if s > (score[k] + SPLIT_TOL * mass[k] if feat[k] >= 0 else -np.inf):
+                    feat[k], thr[k], score[k], missing_left[k], categories[k] = j, 0.0, s, ml, cats
+        return feat, thr, score, missing_left, categories
+
+    def __call__(self, d):
+        w = np.asarray(d, dtype=np.float64) * self._y
+        X = self._X
+        feature, threshold, left, right, value, gain = [-1], [0.0], [-1], [-1], [0.0], [0.0]
+        missing_left, categories = [False], [None]
+        active = [0]
+        node_of = np.zeros(X.shape[0], dtype=np.int64)
+        for depth in range(self._max_depth + 1):
+            k_nodes = len(active)
+            total, mass, has_pos, has_neg = node_stats(w, node_of, k_nodes)
+            for n, nid in enumerate(active):
+                value[nid] = 1.0 if total[n] >= 0.0 else -1.0
+            if depth == self._max_depth:
+                break
+            feat, thr, score, ml, cats = self._best(w, node_of, total, mass, k_nodes)
+            keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
+            if not keep.any():
+                break
+            gains = edge_gain(score, total)
+            next_node_of = np.full_like(node_of, -1)
+            next_active = []
+            for n, nid in enumerate(active):
+                if not keep[n]:
+                    continue
+                feature[nid], threshold[nid], gain[nid] = int(feat[n]), float(thr[n]), float(gains[n])
+                missing_left[nid], categories[nid] = bool(ml[n]), cats[n]
+                rows = np.flatnonzero(node_of == n)
+                to_left = goes_left(X[rows, feat[n]], thr[n], cats[n], bool(ml[n]))
+                for side, chosen in ((left, to_left), (right, ~to_left)):
+                    side[nid] = len(feature)
+                    next_node_of[rows[chosen]] = len(next_active)
+                    next_active.append(len(feature))
+                    for field, empty in ((feature, -1), (threshold, 0.0), (left, -1), (right, -1), (value, 0.0),
+                                         (gain, 0.0), (missing_left, False), (categories, None)):
+                        field.append(empty)
+            node_of, active = next_node_of, next_active
+        h = DecisionTree(np.asarray(feature, dtype=np.int64), np.asarray(threshold, dtype=np.float64),
+                         np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64),
+                         np.asarray(value, dtype=np.float64), int(X.shape[1]), np.asarray(gain, dtype=np.float64),
+                         np.asarray(missing_left, dtype=np.bool_),
+                         None if all(c is None for c in categories) else tuple(categories))
+        return h, h.predict(X)
+
+
 class EdgeTree(WeakLearner):
     """Depth-limited tree grown greedily on the edge, leaves in {-1, +1}."""
 
@@ -295,7 +387,6 @@ class EdgeTree(WeakLearner):
             raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
         columns = categorical_columns(X)
         if columns.size:
-            from marginboost.weak_learners.mixed import MixedTreeOracle, exact_numeric_splits
             return MixedTreeOracle(X, y, columns, int(self.max_depth), exact_numeric_splits)
         return _TreeOracle(X, y, int(self.max_depth))
 
