@@ -234,7 +234,8 @@ def test_describe_a_regressor_with_its_offset_and_a_multiclass_model_per_class()
     gbm = _hand(mb.GBMRegressor, [RegressionStump(1, 0.0, 1.0, -1.0), RegressionStump(0, 1.5, -2.0, 4.0)],
                 offset_=5.0, status_=None)
     assert mb.describe(gbm, top=1) == "\n".join([
-        "GBMRegressor(leaf_update='mean', learning_rate=0.1, loss='squared', max_depth=3, max_iter=100, "
+        "GBMRegressor(categorical_features='from_dtype', leaf_update='mean', learning_rate=0.1, loss='squared', "
+        "max_depth=3, max_iter=100, "
         "random_state=None, subsample=1.0, weak_learner='tree')",
         "offset 5, n_iter 2",
         "2 of 2 weights nonzero; rules by weight (1 shown):",

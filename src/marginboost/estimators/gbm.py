@@ -29,6 +29,9 @@ warm_start : bool, default=False, a second ``fit`` on the same data adds trees, 
     A changed ``learning_rate`` applies to every tree, those fitted included, as in scikit-learn's
     ``GradientBoosting*`` (the training values are recomputed with it before the next tree); a
     change of any other model parameter is refused (ValueError naming it).
+categorical_features : 'from_dtype', None, indices, column names or a boolean mask, default='from_dtype', the
+    categorical columns; the least-squares learners split them by the best subset of categories, exact by
+    sorting them by mean residual (Fisher 1958; :mod:`marginboost.weak_learners.categorical`).
 
 GBM has no stopping rule of its own: ``max_iter`` trees is the plan, and a fit stopped by
 ``max_iter`` or ``max_time`` does not warn. The held-out score is the accuracy (classifier) or
@@ -79,7 +82,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from marginboost.core.rounds import Status
-from marginboost.estimators.base import COMMON_PARAMETER_CONSTRAINTS, BoostingEstimator, weighted_vote
+from marginboost.estimators.base import (CATEGORICAL_FEATURES_CONSTRAINT, COMMON_PARAMETER_CONSTRAINTS,
+                                         BoostingEstimator, weighted_vote)
 from marginboost.estimators.binary import BinaryClassifierMixin, hypothesis_rows
 from marginboost.estimators.compat import HasMethods, Interval, StrOptions
 from marginboost.estimators.input_data import validate_data
@@ -106,6 +110,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "leaf_update": [StrOptions(set(LEAF_UPDATES))],
         "random_state": ["random_state"],
         **COMMON_PARAMETER_CONSTRAINTS,
+        "categorical_features": CATEGORICAL_FEATURES_CONSTRAINT,
     }
     _model_state = {"offset_": Real(), "train_loss_": Real(finite=False), "n_iter_": Count()}
     init_ = RenamedAttribute("offset_")
@@ -184,7 +189,8 @@ class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase, booster="gbm"):
 
     def __init__(self, loss="squared", learning_rate=0.1, max_iter=100, subsample=1.0, weak_learner="tree",
                  max_depth=3, leaf_update="mean", random_state=None, max_time=None, verbose=0, callbacks=None,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
+                 categorical_features="from_dtype"):
         self.loss = loss
         self.learning_rate = learning_rate
         self.max_iter = max_iter
@@ -200,6 +206,7 @@ class GBMRegressor(LossRegressorMixin, RegressorMixin, _GBMBase, booster="gbm"):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features
 
 
 class GBMClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin, _GBMBase, booster="gbm"):
@@ -220,7 +227,8 @@ class GBMClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin,
 
     def __init__(self, loss="logistic", learning_rate=0.1, max_iter=100, subsample=1.0, weak_learner="tree",
                  max_depth=3, leaf_update="newton", random_state=None, max_time=None, verbose=0, callbacks=None,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False):
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
+                 categorical_features="from_dtype"):
         self.loss = loss
         self.learning_rate = learning_rate
         self.max_iter = max_iter
@@ -236,3 +244,4 @@ class GBMClassifier(LossClassifierMixin, BinaryClassifierMixin, ClassifierMixin,
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.warm_start = warm_start
+        self.categorical_features = categorical_features

@@ -190,7 +190,7 @@ def _check_learner(est, mask) -> None:
             f"{type(est).__name__}: X has categorical features (columns {np.flatnonzero(mask).tolist()[:10]}, by "
             f"categorical_features={getattr(est, 'categorical_features', 'from_dtype')!r}), which {what} cannot "
             "take. Encode them first (e.g. sklearn.preprocessing.OneHotEncoder), or boost a weak learner that takes "
-            "them: weak_learner 'stump', 'tree', 'hist_stump' or 'hist_tree' of a classifier")
+            "them: weak_learner 'stump', 'tree', 'hist_stump' or 'hist_tree'")
 
 
 def _fit_categories(est, X, column, j: int) -> tuple:

@@ -52,6 +52,7 @@ from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Rounds, 
 from marginboost.functional.fwboost import best_constant
 from marginboost.functional.losses import (AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss,
                                           check_targets, resolve_loss)
+from marginboost.weak_learners.categorical import goes_left
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
 from marginboost.weak_learners.stumps import right_side
 
@@ -91,7 +92,17 @@ def leaf_ids(h, X: np.ndarray) -> np.ndarray:
     if isinstance(h, RegressionStump):
         if h.threshold == -np.inf:
             return np.ones(X.shape[0], dtype=np.int64)
+        if h.categories is not None:
+            return (~goes_left(X[:, h.feature], h.threshold, h.categories, h.missing_left)).astype(np.int64)
         return right_side(X[:, h.feature], h.threshold, h.missing_left).astype(np.int64)
+    if isinstance(h, RegressionTree) and h.categories is not None:  # a categorical split: node by node
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        for k in range(h.node_count):  # children come after their parent
+            if h.feature[k] >= 0:
+                rows = np.flatnonzero(node == k)
+                go_left = goes_left(X[rows, h.feature[k]], h.threshold[k], h.categories[k], bool(h.missing_left[k]))
+                node[rows] = np.where(go_left, h.left[k], h.right[k])
+        return node
     if isinstance(h, RegressionTree):
         node = np.zeros(X.shape[0], dtype=np.int64)
         inner = h.feature[node] >= 0
@@ -268,7 +279,7 @@ def gbm_loop(learner, X, loss, y, *, sample_weight=None, learning_rate=0.1, subs
 
     ``ValueError`` if a classification loss meets targets of one sign only (its minimiser is
     infinite) or a parameter is out of range."""
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asanyarray(X, dtype=np.float64)  # a CategoricalMatrix stays one: its mask tells the learner
     y = np.asarray(y, dtype=np.float64)
     loss = resolve_loss(loss)  # a Loss: the loop reads its name and kind without probing
     check_targets(loss, y)

@@ -163,14 +163,18 @@ def _decode_stump(doc: dict, n_features: int, where: str) -> Stump:
 
 
 def _encode_regression_stump(h: RegressionStump) -> dict:
-    return {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "left": float(h.left),
-            "right": float(h.right), "missing_left": bool(h.missing_left)}
+    doc = {"feature": int(h.feature), "threshold": _threshold_out(h.threshold), "left": float(h.left),
+           "right": float(h.right), "missing_left": bool(h.missing_left)}
+    if h.categories is not None:
+        doc["categories"] = [int(c) for c in h.categories]
+    return doc
 
 
 def _decode_regression_stump(doc: dict, n_features: int, where: str) -> RegressionStump:
+    categories = _categories_in(doc["categories"], where) if "categories" in doc else None
     return RegressionStump(_feature(doc["feature"], n_features, where), _threshold_in(doc["threshold"], where),
                            read_number(doc["left"], f"{where} left"), read_number(doc["right"], f"{where} right"),
-                           _missing_left_in(doc, where))
+                           _missing_left_in(doc, where), categories)
 
 
 def _feature(value, n_features: int, where: str) -> int:
@@ -236,8 +240,9 @@ HYPOTHESIS_CODECS = {
     "stump": (Stump, _encode_stump, _decode_stump, ("feature", "threshold", "sign"), ("categories",)),
     "tree": (DecisionTree, _encode_tree, _tree_decoder(DecisionTree, True), _TREE_FIELDS, ("gain", "categories")),
     "regression_stump": (RegressionStump, _encode_regression_stump, _decode_regression_stump,
-                         ("feature", "threshold", "left", "right"), ()),
-    "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS, ("gain",)),
+                         ("feature", "threshold", "left", "right"), ("categories",)),
+    "regression_tree": (RegressionTree, _encode_tree, _tree_decoder(RegressionTree, False), _TREE_FIELDS,
+                        ("gain", "categories")),
 }
 # Fields of every hypothesis type that a file of format 4 or older lacks (their default is read
 # instead); a type's own optional fields are the last item of its entry above.

@@ -24,6 +24,13 @@ training example at the split has ``e_c = 0`` and goes left. Where every ``e_c``
 (every split then scores ``|S|``), the lowest category present is moved to the other side: a split
 of no immediate gain, as the numeric learners make above the last level.
 
+For the least-squares learners (GBM, FWBoost's regression learners) a split of the node's
+categories into L and R maximises ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (``S_c = sum s_i r_i``, ``W_c =
+sum s_i`` over category c; :mod:`.regression`). Fisher (1958): some best split is contiguous in
+the order of the category means ``S_c / W_c``, so sorting the categories (missing one of them)
+and trying the cuts of that order is exact (:func:`least_squares_left`; LightGBM and scikit-learn's
+HistGradientBoosting do the same).
+
 The numeric features keep their learner's search (the compiled sweeps, on the numeric columns
 alone: :func:`split_columns`); a categorical candidate replaces the best numeric one only when its
 edge (score) is larger by more than ``trees.SPLIT_TOL * sum |w_i|`` (of the node): ties go to the
@@ -39,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["CategoricalMatrix", "categorical_columns", "categorical_left", "category_counts", "goes_left",
-           "split_columns"]
+           "least_squares_left", "split_columns"]
 
 
 class CategoricalMatrix(np.ndarray):
@@ -109,6 +116,28 @@ def categorical_left(e: np.ndarray, n: np.ndarray):
         if n[-1] == 0:
             left[-1] = int(n[:-1][left[:-1]].sum()) >= int(n[:-1][~left[:-1]].sum())
     return float(np.abs(e).sum()), tuple(int(c) for c in np.flatnonzero(left[:-1])), bool(left[-1])
+
+
+def least_squares_left(S: np.ndarray, W: np.ndarray, n: np.ndarray):
+    """For one node's per-category sums ``S = sum s r``, ``W = sum s`` and counts ``n`` (missing
+    last, as :func:`category_counts`): ``(score, categories, missing_left)`` of the best split by
+    least squares, ``score = S(L)^2 / W(L) + S(R)^2 / W(R)``: the best cut of the categories sorted
+    by mean ``S_c / W_c`` (Fisher 1958; module docstring), the first of equal scores; the lower
+    means go left. Categories without example go right; NaN without example at the node goes to
+    the side of more examples (the left on a tie). Score ``-inf`` where fewer than two bins hold
+    examples."""
+    bins = np.flatnonzero((n > 0) & (W > 0))
+    if bins.size < 2:
+        return -np.inf, (), False
+    order = bins[np.argsort(S[bins] / W[bins], kind="stable")]
+    left_S, left_W = np.cumsum(S[order])[:-1], np.cumsum(W[order])[:-1]
+    scores = left_S * left_S / left_W + (S.sum() - left_S) ** 2 / (W.sum() - left_W)
+    k = int(np.argmax(scores))
+    left = np.zeros(S.shape[0], dtype=bool)
+    left[order[: k + 1]] = True
+    if n[-1] == 0:
+        left[-1] = int(n[:-1][left[:-1]].sum()) >= int(n[:-1][~left[:-1]].sum())
+    return float(scores[k]), tuple(int(c) for c in np.flatnonzero(left[:-1])), bool(left[-1])
 
 
 def goes_left(column: np.ndarray, threshold: float, categories, missing_left: bool) -> np.ndarray:

@@ -60,7 +60,7 @@ def iter_outputs(hypotheses: Iterable, X: np.ndarray) -> Iterator[np.ndarray]:
             s = float(h.sign)
             yield np.full(n, s) if h.threshold == -np.inf else stump_select(columns[h.feature], h.threshold,
                                                                               h.missing_left, -s, s)
-        elif kind is RegressionStump:
+        elif kind is RegressionStump and h.categories is None:
             yield (np.full(n, float(h.right)) if h.threshold == -np.inf
                    else stump_select(columns[h.feature], h.threshold, h.missing_left, h.left, h.right))
         elif (kind is DecisionTree or kind is RegressionTree) and h.n_features == p \

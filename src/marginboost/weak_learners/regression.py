@@ -21,6 +21,12 @@ below (in particular when no example of the node misses the feature, as on data 
 the missing values go to the child with more training examples (the left on a tie), scikit-learn's
 rule for a feature never missing in training. Predictions send NaN the same way.
 
+Categorical features (the columns a :class:`.categorical.CategoricalMatrix` marks): a split may
+send a subset of categories left, the best by least squares found exactly by sorting the
+categories by mean residual (Fisher 1958; :func:`.categorical.least_squares_left`); it replaces the
+best numeric cut only where its criterion is larger by more than ``SPLIT_TOL * Q`` of the node
+(:class:`_CategoricalStumpOracle`, :class:`_CategoricalTreeOracle`).
+
 * :class:`LeastSquaresStump` -- exact: the best of all cuts and the constant (no cut);
 * :class:`LeastSquaresTree`  -- depth-k CART grown level by level, each node split at its
   exact best cut; a node stays a leaf at depth k, when its residuals are all equal (pure), or
@@ -53,6 +59,8 @@ import numpy as np
 from marginboost.weak_learners._regression import _best_cuts, _node_stats, _sweep_node  # noqa: F401
 from marginboost.weak_learners.base import Hypothesis
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
+from marginboost.weak_learners.categorical import (categorical_columns, category_counts, goes_left, least_squares_left,
+                                                   split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort, right_side, stump_select
 from marginboost.weak_learners.trees import DecisionTree, LevelGrower
 
@@ -75,13 +83,15 @@ SPLIT_TOL = 1e-12
 class RegressionStump(Hypothesis):
     """``h(x) = left if x[feature] <= threshold else right``; threshold -inf: the constant ``right``.
     A missing value (NaN) gives ``left`` where ``missing_left``, else ``right`` (the default, also
-    that of stumps read from model files of format 4 or older)."""
+    that of stumps read from model files of format 4 or older). A categorical stump
+    (``categories`` a tuple of codes, threshold unused) gives ``left`` for the codes in it."""
 
     feature: int
     threshold: float
     left: float
     right: float
     missing_left: bool = False
+    categories: tuple | None = None
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -89,6 +99,9 @@ class RegressionStump(Hypothesis):
             raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
         if self.threshold == -np.inf:
             return np.full(X.shape[0], float(self.right))
+        if self.categories is not None:
+            return np.where(goes_left(X[:, self.feature], self.threshold, self.categories, self.missing_left),
+                            self.left, self.right)
         return stump_select(X[:, self.feature], self.threshold, self.missing_left, self.left, self.right)
 
 
@@ -108,6 +121,7 @@ class RegressionLearner(ABC):
     whether it takes missing values (NaN) in X (as :class:`~.base.WeakLearner`'s)."""
 
     allow_nan = False
+    allow_categorical = False  # as WeakLearner.allow_categorical
 
     @abstractmethod
     def prepare(self, X: np.ndarray):
@@ -163,12 +177,113 @@ class _TreeOracle(_Presorted):
         return h, h.predict(self._X)
 
 
+class _Categorical:
+    """The numeric columns presorted alone, the categorical ``columns`` kept as codes."""
+
+    def __init__(self, X, columns: np.ndarray):
+        self._X, self._numeric, X_num = split_columns(X, columns)
+        self._columns = columns
+        _, self._vals, self._order = presort(X_num)
+        self._missing = has_missing(self._vals)
+
+    def _best(self, r, s, node_of, S, W, Q, k):
+        """Per node: (feature, threshold, score, missing_left, categories) of the best split."""
+        feat = np.full(k, -1, dtype=np.int64)
+        thr, score = np.zeros(k), np.full(k, -np.inf)
+        missing_left = np.zeros(k, dtype=bool)
+        categories = [None] * k
+        if self._numeric.size:
+            f, t, sc, ml = (np.asarray(a) for a in _best_cuts(self._vals, self._order, r, s, node_of, S, W, Q, k,
+                                                              self._missing))
+            found = f >= 0
+            feat[found] = self._numeric[f[found]]
+            thr[found], score[found], missing_left[found] = t[found], sc[found], np.asarray(ml, dtype=bool)[found]
+        for j in self._columns:
+            sr, n, _ = category_counts(self._X[:, j], s * r, node_of, k)
+            sw, _, _ = category_counts(self._X[:, j], s, node_of, k)
+            for i in range(k):
+                sc, cats, ml = least_squares_left(sr[i], sw[i], n[i])
+                if sc > (score[i] + SPLIT_TOL * Q[i] if feat[i] >= 0 else -np.inf):
+                    feat[i], thr[i], score[i], missing_left[i], categories[i] = j, 0.0, sc, ml, cats
+        return feat, thr, score, missing_left, categories
+
+
+class _CategoricalStumpOracle(_Categorical):
+    def __call__(self, r, s):
+        r = np.ascontiguousarray(r, dtype=np.float64)
+        s = np.ascontiguousarray(s, dtype=np.float64)
+        node_of = np.zeros(r.shape[0], dtype=np.int64)
+        S, W, Q, mixed = _node_stats(r, s, node_of, 1)
+        feat, thr, score, missing_left, categories = self._best(r, s, node_of, S, W, Q, 1)
+        if not mixed[0] or feat[0] < 0 or score[0] <= S[0] * S[0] / W[0] + SPLIT_TOL * Q[0]:
+            h = RegressionStump(0, -np.inf, S[0] / W[0], S[0] / W[0])
+        else:
+            left = goes_left(self._X[:, feat[0]], thr[0], categories[0], bool(missing_left[0]))
+            h = RegressionStump(int(feat[0]), float(thr[0]), float(s[left] @ r[left] / s[left].sum()),
+                                float(s[~left] @ r[~left] / s[~left].sum()), bool(missing_left[0]), categories[0])
+        return h, h.predict(self._X)
+
+
+class _CategoricalTreeOracle(_Categorical):
+    def __init__(self, X, columns: np.ndarray, max_depth: int):
+        super().__init__(X, columns)
+        self._max_depth = max_depth
+
+    def __call__(self, r, s):
+        r = np.ascontiguousarray(r, dtype=np.float64)
+        s = np.ascontiguousarray(s, dtype=np.float64)
+        X = self._X
+        feature, threshold, left, right, value, gain = [-1], [0.0], [-1], [-1], [0.0], [0.0]
+        missing_left, categories = [False], [None]
+        active = [0]
+        node_of = np.zeros(X.shape[0], dtype=np.int64)
+        for depth in range(self._max_depth + 1):
+            k = len(active)
+            S, W, Q, mixed = _node_stats(r, s, node_of, k)
+            for n, nid in enumerate(active):
+                value[nid] = S[n] / W[n]
+            if depth == self._max_depth:
+                break
+            feat, thr, score, ml, cats = self._best(r, s, node_of, S, W, Q, k)
+            keep = mixed & (feat >= 0)
+            if not keep.any():
+                break
+            gains = np.maximum(score - S * S / W, 0.0)  # RegressionTree's gain, >= 0 but for rounding
+            next_node_of = np.full_like(node_of, -1)
+            next_active = []
+            for n, nid in enumerate(active):
+                if not keep[n]:
+                    continue
+                feature[nid], threshold[nid], gain[nid] = int(feat[n]), float(thr[n]), float(gains[n])
+                missing_left[nid], categories[nid] = bool(ml[n]), cats[n]
+                rows = np.flatnonzero(node_of == n)
+                to_left = goes_left(X[rows, feat[n]], thr[n], cats[n], bool(ml[n]))
+                for side, chosen in ((left, to_left), (right, ~to_left)):
+                    side[nid] = len(feature)
+                    next_node_of[rows[chosen]] = len(next_active)
+                    next_active.append(len(feature))
+                    for field, empty in ((feature, -1), (threshold, 0.0), (left, -1), (right, -1), (value, 0.0),
+                                         (gain, 0.0), (missing_left, False), (categories, None)):
+                        field.append(empty)
+            node_of, active = next_node_of, next_active
+        h = RegressionTree(np.asarray(feature, dtype=np.int64), np.asarray(threshold, dtype=np.float64),
+                           np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64),
+                           np.asarray(value, dtype=np.float64), int(X.shape[1]), np.asarray(gain, dtype=np.float64),
+                           np.asarray(missing_left, dtype=np.bool_),
+                           None if all(c is None for c in categories) else tuple(categories))
+        return h, h.predict(X)
+
+
 class LeastSquaresStump(RegressionLearner):
     """Exact weighted least-squares regression stump over all features and thresholds."""
 
     allow_nan = True
+    allow_categorical = True
 
     def prepare(self, X):
+        columns = categorical_columns(X)
+        if columns.size:
+            return _CategoricalStumpOracle(X, columns)
         return _StumpOracle(X)
 
     def __repr__(self) -> str:
@@ -179,6 +294,7 @@ class LeastSquaresTree(RegressionLearner):
     """Depth-limited weighted least-squares (CART) regression tree, exact best cut per node."""
 
     allow_nan = True
+    allow_categorical = True
 
     def __init__(self, max_depth: int = 3):
         self.max_depth = max_depth
@@ -186,6 +302,9 @@ class LeastSquaresTree(RegressionLearner):
     def prepare(self, X):
         if int(self.max_depth) != self.max_depth or self.max_depth < 1:
             raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
+        columns = categorical_columns(X)
+        if columns.size:
+            return _CategoricalTreeOracle(X, columns, int(self.max_depth))
         return _TreeOracle(X, int(self.max_depth))
 
     def __repr__(self) -> str:
