@@ -372,3 +372,14 @@ def test_hostile_model_file_edits_are_refused(tmp_path):
     for bad in ([[1, 1]] + [None] * (len(tree["feature"]) - 1), [[-1]] + [None] * (len(tree["feature"]) - 1), [[0]]):
         with pytest.raises(ModelFileError, match="categories"):
             model_from_dict({**doc, "hypotheses": [{**tree, "categories": bad}]})
+
+
+def test_command_line_predict_refuses_a_model_of_categorical_features(tmp_path, capsys):
+    from marginboost.cli import main
+    X, y = _frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        MLPBoostClassifier(max_iter=3).fit(X, y).save(tmp_path / "m.json")
+    X.assign(label=y).to_csv(tmp_path / "d.csv", index=False)
+    code = main(["predict", "--data", str(tmp_path / "d.csv"), "--model", str(tmp_path / "m.json")])
+    assert code == 2 and "fitted from Python on categorical features" in capsys.readouterr().err

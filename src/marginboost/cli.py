@@ -368,6 +368,11 @@ def cmd_predict(args) -> int:
     if not is_classifier(est):
         raise UsageError(f"{args.model} holds a {type(est).__name__}: the command line predicts with "
                          "classifiers only (its data files hold class labels)")
+    if getattr(est, "is_categorical_", None) is not None:
+        # its categorical splits take the estimator's own encoding of DataFrame columns, which the
+        # command line's CSV encoding of text columns (ordinal codes for thresholds) is not
+        raise UsageError(f"{args.model} was fitted from Python on categorical features (categorical_features): "
+                         "predict with it from Python (marginboost.load_model(path).predict(DataFrame))")
     n_features = est.n_features_in_
     stored = getattr(est, "feature_categories_", None)
     kind = _data_kind(args.data)
