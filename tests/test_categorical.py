@@ -1,6 +1,6 @@
 """Categorical features (issue 32, item 2): the sign split of the per-category sums is the exact
-edge maximiser (brute force over every subset), routing, unknown categories, model files, the
-estimators' encoding and the bad inputs."""
+edge maximiser and Fisher's sorted-means cut the exact least-squares split (brute force over every
+subset), routing, unknown categories, model files, the estimators' encoding and the bad inputs."""
 from __future__ import annotations
 
 import itertools
@@ -211,7 +211,8 @@ def _frame(seed: int = 0, m: int = 200):
                                   lambda: MLPBoostClassifier(weak_learner="hist_tree", max_iter=30),
                                   lambda: LPBoostClassifier(weak_learner="stump", max_iter=30),
                                   lambda: GBMClassifier(max_iter=30),
-                                  lambda: GBMClassifier(weak_learner="stump", max_iter=30, subsample=0.5, random_state=0)],
+                                  lambda: GBMClassifier(weak_learner="stump", max_iter=30, subsample=0.5,
+                                                        random_state=0)],
                          ids=["mlpboost-tree", "mlpboost-hist_tree", "lpboost-stump", "gbm-tree", "gbm-stump"])
 def test_dataframe_with_category_columns(make, tmp_path):
     X, y = _frame()
@@ -254,6 +255,21 @@ def test_multiclass_and_declared_columns():
     for est in (by_name, by_index, by_mask):
         assert np.array_equal(est.decision_function(plain), expected)
     assert any(getattr(h, "categories", None) is not None for m in by_dtype.estimators_ for h in m.hypotheses_)
+
+
+def test_numpy_array_with_declared_columns():
+    X, y = _frame(2)
+    A = np.column_stack([X["size"].astype(int), X["x"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = MLPBoostClassifier(max_iter=10, categorical_features=[0]).fit(A, y)
+        frame = MLPBoostClassifier(max_iter=10).fit(X[["size", "x"]], y)
+    assert est.feature_categories_ == ((3, 7, 11), None)
+    assert np.array_equal(est.decision_function(A), frame.decision_function(X[["size", "x"]]))
+    A[0, 0] = 5  # unknown: as missing
+    B = A.copy()
+    B[0, 0] = np.nan
+    assert np.array_equal(est.decision_function(A), est.decision_function(B))
 
 
 def test_describe_names_categories_by_value():

@@ -198,8 +198,8 @@ def _fit_categories(est, X, column, j: int) -> tuple:
     values; at most MAX_CATEGORIES, each a string or an integer."""
     if str(column.dtype) == "category":
         values = list(column.cat.categories)
-    else:
-        values = sorted(set(v for v in column.tolist() if not _is_missing(v)), key=lambda v: (str(type(v)), v))
+    else:  # pandas sorts the distinct values (numbers, or strings) and leaves the missing ones out
+        values = list(column.astype("category").cat.categories)
     name = _column_name(est, X, j)
     if len(values) > MAX_CATEGORIES:
         raise ValueError(f"{type(est).__name__}: categorical column {name} has {len(values)} categories, more than "
@@ -214,21 +214,14 @@ def _fit_categories(est, X, column, j: int) -> tuple:
     return tuple(out)
 
 
-def _is_missing(v) -> bool:
-    return v is None or (isinstance(v, float) and np.isnan(v)) or (hasattr(v, "__class__") and
-                                                                  type(v).__name__ in ("NAType", "NaTType"))
-
-
 def _codes(column, categories: tuple) -> np.ndarray:
     """Code k for ``categories[k]``, NaN for a missing value and for a category not in ``categories``
-    (unknown at predict: the splits' missing-value rule)."""
-    lookup = {v: float(k) for k, v in enumerate(categories)}
-    out = np.empty(len(column))
-    for i, v in enumerate(column.tolist()):
-        if isinstance(v, (float, np.floating)) and not np.isnan(v) and v == int(v):
-            v = int(v)
-        out[i] = lookup.get(v, np.nan) if not _is_missing(v) else np.nan
-    return out
+    (unknown at predict: the splits' missing-value rule). pandas matches by value (3.0 is 3)."""
+    import pandas as pd
+
+    codes = pd.Categorical(column, categories=list(categories)).codes.astype(np.float64)
+    codes[codes < 0] = np.nan
+    return codes
 
 
 def _as_frame(X):

@@ -3,15 +3,17 @@
 A file holds everything ``predict`` and ``decision_function`` need, and nothing executable::
 
     {
-      "format": "marginboost-model", "format_version": 5, "marginboost_version": "0.1.0",
+      "format": "marginboost-model", "format_version": 6, "marginboost_version": "0.1.0",
       "estimator": "GBMClassifier",                 a class name of marginboost.registry.ESTIMATORS
       "params": {...},                              get_params(): strings, numbers, booleans, null
                                                     ('callbacks' is stored as null: run-time only)
       "n_features_in": p,
       "feature_names_in": ["age", ...],             only if fit saw named columns
       "feature_categories": [null, ["blue", "red"], ...]   only if the command line encoded text
-                                                    columns: per feature, null (numbers) or its
-                                                    categories, code k = the k-th (see below)
+                                                    columns or fit saw categorical features: per
+                                                    feature, null (numbers) or its categories
+                                                    (strings or integers), code k = the k-th
+      "is_categorical": [false, true, ...]          only if fit saw categorical features (see below)
       "classes": [a, b], "classes_dtype": "<U4",    classifiers: the label mapping (b is +1)
       "hypotheses": [...],                          see marginboost.io.model_codecs
       "state": {...}                                the fitted attributes below
@@ -91,7 +93,9 @@ family) is read as ``weights``, ``init`` (GBM) as ``offset``, and FWBoost's para
 ``stop_reason`` (``'perfect'`` is read as ``'converged'`` with reason ``'perfect'``,
 ``'lambda<=0'`` as ``'converged'`` with ``'path_end'``, ...). Version 5 stores the side each split
 sends missing values (NaN) to, ``missing_left`` (:mod:`marginboost.io.model_codecs`); the
-hypotheses of older files, which have none, send NaN right.
+hypotheses of older files, which have none, send NaN right. Version 6 adds categorical features:
+``is_categorical``, integer categories in ``feature_categories`` and the ``categories`` of
+categorical splits, all optional, so files of versions 1 to 5 load as before.
 
 Size: :func:`load_model` refuses a file larger than ``max_bytes`` (default
 ``MAX_MODEL_BYTES``, 16 MiB) before reading or parsing it, since parsing JSON takes several
