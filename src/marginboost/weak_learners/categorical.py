@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CategoricalMatrix", "categorical_columns", "categorical_left", "category_counts", "goes_left",
-           "least_squares_left", "split_columns"]
+__all__ = ["CategoricalMatrix", "categorical_columns", "categorical_left", "category_codes", "category_counts",
+           "goes_left", "least_squares_left", "split_columns"]
 
 
 class CategoricalMatrix(np.ndarray):
@@ -78,22 +78,28 @@ def categorical_columns(X) -> np.ndarray:
     return columns
 
 
-def category_counts(column: np.ndarray, w: np.ndarray, node_of: np.ndarray | None = None, n_nodes: int = 1):
-    """``(e, n, K)``: per node and category the sums ``e[k, c]`` of ``w`` and the example counts
-    ``n[k, c]`` over the examples of node k with code c, the missing values in the last column
-    ``c = K`` (``K`` = 1 + the largest code; examples with ``node_of[i] < 0`` left out)."""
+def category_codes(column: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(codes, K)``: the codes of a categorical column as int64, the missing values given code
+    ``K`` (1 + the largest code; 0 for a column missing everywhere), done once per sample."""
     missing = np.isnan(column)
     K = int(np.nanmax(column)) + 1 if not missing.all() else 0
-    code = np.where(missing, K, np.nan_to_num(column)).astype(np.int64)
+    return np.where(missing, K, np.nan_to_num(column)).astype(np.int64), K
+
+
+def category_counts(codes: np.ndarray, K: int, w: np.ndarray, node_of: np.ndarray | None = None,
+                    n_nodes: int = 1):
+    """``(e, n)``: per node and category the sums ``e[k, c]`` of ``w`` and the example counts
+    ``n[k, c]`` over the examples of node k with code c (:func:`category_codes`; the missing values
+    in the last column ``c = K``; examples with ``node_of[i] < 0`` left out)."""
     if node_of is None:
-        index, weights = code, w
+        index, weights = codes, w
     else:
         inside = node_of >= 0
-        index, weights = node_of[inside] * (K + 1) + code[inside], w[inside]
+        index, weights = node_of[inside] * (K + 1) + codes[inside], w[inside]
     size = n_nodes * (K + 1)
     e = np.bincount(index, weights=weights, minlength=size).reshape(n_nodes, K + 1)
     n = np.bincount(index, minlength=size).reshape(n_nodes, K + 1)
-    return e, n, K
+    return e, n
 
 
 def categorical_left(e: np.ndarray, n: np.ndarray):

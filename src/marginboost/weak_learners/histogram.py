@@ -385,25 +385,22 @@ class HistogramTreeOracle(EdgeOracle):
 
 def histogram_numeric_splits(X_num, max_bins: int):
     """The histogram learner's per-node search on the numeric columns ``X_num``: the nodes'
-    histograms (one ``bincount`` per feature) swept by :func:`.histogram._best_bin_splits`."""
+    histograms summed by the compiled :func:`_rows_hist` (every node from its examples, in example
+    order) and swept by :func:`_best_bin_splits`."""
     binned = bin_features(X_num, max_bins)
     codes, bins = binned.codes, binned.bins
     width = bins.width
-    missing = np.ascontiguousarray(bins.missing, dtype=np.uint8) if bins.missing.any() else None
+    missing = _missing_bins(bins)
 
     def splits(w, node_of, total, mass, n_nodes):
-        inside = node_of >= 0
-        base, w_in = node_of[inside] * width, w[inside]
-        p = codes.shape[0]
-        hist = np.empty((p, n_nodes * width))
-        counts = np.empty((p, n_nodes * width), dtype=np.int32)
-        for j in range(p):
-            index = base + codes[j, inside]
-            hist[j] = np.bincount(index, weights=w_in, minlength=n_nodes * width)
-            counts[j] = np.bincount(index, minlength=n_nodes * width)
-        feat, _, _, score, thr, missing_left = _best_bin_splits(
-            hist.reshape(p, n_nodes, width), counts.reshape(p, n_nodes, width), bins.n_bins, total, mass,
-            bins.upper, bins.lower, missing)
+        rows = np.flatnonzero(node_of >= 0)
+        hist = np.zeros((codes.shape[0], n_nodes * width))
+        counts = np.zeros((codes.shape[0], n_nodes * width), dtype=np.int32)
+        _rows_hist(codes, rows.astype(np.uint64), np.ascontiguousarray(w[rows]),
+                   (node_of[rows] * width).astype(np.uint64), hist, counts)
+        shape = (codes.shape[0], n_nodes, width)
+        feat, _, _, score, thr, missing_left = _best_bin_splits(hist.reshape(shape), counts.reshape(shape), bins.n_bins,
+                                                                total, mass, bins.upper, bins.lower, missing)
         return feat, thr, score, missing_left
     return splits
 

@@ -59,8 +59,8 @@ import numpy as np
 from marginboost.weak_learners._regression import _best_cuts, _node_stats, _sweep_node  # noqa: F401
 from marginboost.weak_learners.base import Hypothesis
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
-from marginboost.weak_learners.categorical import (categorical_columns, category_counts, goes_left, least_squares_left,
-                                                   split_columns)
+from marginboost.weak_learners.categorical import (categorical_columns, category_codes, category_counts, goes_left,
+                                                   least_squares_left, split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort, right_side, stump_select
 from marginboost.weak_learners.trees import DecisionTree, LevelGrower
 
@@ -183,6 +183,7 @@ class _Categorical:
     def __init__(self, X, columns: np.ndarray):
         self._X, self._numeric, X_num = split_columns(X, columns)
         self._columns = columns
+        self._codes = [category_codes(self._X[:, j]) for j in columns]
         _, self._vals, self._order = presort(X_num)
         self._missing = has_missing(self._vals)
 
@@ -198,9 +199,9 @@ class _Categorical:
             found = f >= 0
             feat[found] = self._numeric[f[found]]
             thr[found], score[found], missing_left[found] = t[found], sc[found], np.asarray(ml, dtype=bool)[found]
-        for j in self._columns:
-            sr, n, _ = category_counts(self._X[:, j], s * r, node_of, k)
-            sw, _, _ = category_counts(self._X[:, j], s, node_of, k)
+        for j, (codes, K) in zip(self._columns, self._codes):
+            sr, n = category_counts(codes, K, s * r, node_of, k)
+            sw, _ = category_counts(codes, K, s, node_of, k)
             for i in range(k):
                 sc, cats, ml = least_squares_left(sr[i], sw[i], n[i])
                 if sc > (score[i] + SPLIT_TOL * Q[i] if feat[i] >= 0 else -np.inf):

@@ -51,8 +51,8 @@ import numpy as np
 from marginboost.weak_learners._stumps import _best_stump, _best_stump_missing
 from marginboost.weak_learners._stumps import midpoint_py as midpoint  # noqa: F401  (histogram, nzdd_stumps)
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_counts, goes_left,
-                                                   split_columns)
+from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
+                                                   category_counts, goes_left, split_columns)
 from marginboost.weak_learners.memory import check_fits_in_memory
 from marginboost.weak_learners.shared import shared
 
@@ -163,28 +163,32 @@ class MixedStumpOracle(EdgeOracle):
     def __init__(self, X, y, columns: np.ndarray, numeric_oracle):
         self._X, self._numeric, X_num = split_columns(X, columns)
         self._columns = columns
+        self._codes = [category_codes(self._X[:, j]) for j in columns]
         self._y = np.asarray(y, dtype=np.float64)
         self._oracle = numeric_oracle(X_num) if self._numeric.size else None
 
     def __call__(self, d):
         w = np.asarray(d, dtype=np.float64) * self._y
         if self._oracle is None:  # no numeric column: the constants are the numeric candidates
-            total = float(w.sum())
-            h = Stump(0, -np.inf, 1.0 if total >= 0.0 else -1.0)
-        else:
-            h, _ = self._oracle(d)
+            h = Stump(0, -np.inf, 1.0 if w.sum() >= 0.0 else -1.0)
+            pred = np.full(w.shape[0], h.sign)
+        else:  # its predictions on the numeric columns are h's on X
+            h, pred = self._oracle(d)
             if h.threshold != -np.inf:
                 h = Stump(int(self._numeric[h.feature]), h.threshold, h.sign, h.missing_left)
-        best = float(w @ h.predict(self._X))
+        best = float(w @ pred)
         tol = TIE_TOL * float(np.abs(w).sum())
-        for j in self._columns:
-            e, n, _ = category_counts(self._X[:, j], w)
+        chosen = None
+        for j, (codes, K) in zip(self._columns, self._codes):
+            e, n = category_counts(codes, K, w)
             score, categories, missing_left = categorical_left(e[0], n[0])
             # score = sum_c |e_c| is this stump's edge whenever it beats the constants: where every
             # e_c has one sign it equals |T| <= best, so the moved category never reaches here
             if score > best + tol:
-                best, h = score, Stump(int(j), 0.0, 1.0, missing_left, categories)
-        return h, h.predict(self._X)
+                best, chosen = score, Stump(int(j), 0.0, 1.0, missing_left, categories)
+        if chosen is None:
+            return h, pred
+        return chosen, chosen.predict(self._X)
 
 
 class DecisionStump(WeakLearner):

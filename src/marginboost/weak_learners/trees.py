@@ -83,8 +83,8 @@ from marginboost.weak_learners._trees import (  # noqa: F401
     split_by_node,
 )
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_counts, goes_left,
-                                                   split_columns)
+from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
+                                                   category_counts, goes_left, split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort
 
 __all__ = ["DecisionTree", "EdgeTree", "MixedTreeOracle", "exact_numeric_splits"]
@@ -304,6 +304,7 @@ class MixedTreeOracle(EdgeOracle):
     def __init__(self, X, y, columns: np.ndarray, max_depth: int, numeric_splits):
         self._X, self._numeric, X_num = split_columns(X, columns)
         self._columns = columns
+        self._codes = [category_codes(self._X[:, j]) for j in columns]
         self._y = np.asarray(y, dtype=np.float64)
         self._max_depth = max_depth
         self._splits = numeric_splits(X_num) if self._numeric.size else None
@@ -321,8 +322,8 @@ class MixedTreeOracle(EdgeOracle):
             feat[found] = self._numeric[f[found]]
             thr[found], score[found] = np.asarray(t)[found], np.asarray(s)[found]
             missing_left[found] = np.asarray(ml, dtype=bool)[found]
-        for j in self._columns:
-            e, n, _ = category_counts(self._X[:, j], w, node_of, k_nodes)
+        for j, (codes, K) in zip(self._columns, self._codes):
+            e, n = category_counts(codes, K, w, node_of, k_nodes)
             for k in range(k_nodes):
                 s, cats, ml = categorical_left(e[k], n[k])
                 if s > (score[k] + SPLIT_TOL * mass[k] if feat[k] >= 0 else -np.inf):
