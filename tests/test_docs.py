@@ -69,7 +69,7 @@ OPTIONAL = {"marginboost.weak_learners.dask_histogram": "dask"}
 # sphx_glr_<example>_001.png, ...): the gap per round, the soft margin against time and the
 # nonzero weights per round; the worst case's rounds against m; the weights of a first fit; a
 # readable model's importances and margin distributions.
-FIGURES = {"soft_margin": 3, "worst_case": 1, "first_fit": 1, "readable_model": 2}
+FIGURES = {"soft_margin": 3, "worst_case": 1, "first_fit": 1, "readable_model": 2, "tabular_data": 1}
 
 
 @pytest.fixture(scope="module")
