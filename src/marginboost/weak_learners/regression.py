@@ -59,8 +59,8 @@ import numpy as np
 from marginboost.weak_learners._regression import _best_cuts, _node_stats, _sweep_node  # noqa: F401
 from marginboost.weak_learners.base import Hypothesis
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
-from marginboost.weak_learners.categorical import (categorical_columns, category_codes, category_counts, goes_left,
-                                                   least_squares_left, split_columns)
+from marginboost.weak_learners.categorical import (GrownTree, categorical_columns, category_codes, category_counts,
+                                                   goes_left, least_squares_left, split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort, right_side, stump_select
 from marginboost.weak_learners.trees import DecisionTree, LevelGrower
 
@@ -234,44 +234,21 @@ class _CategoricalTreeOracle(_Categorical):
         r = np.ascontiguousarray(r, dtype=np.float64)
         s = np.ascontiguousarray(s, dtype=np.float64)
         X = self._X
-        feature, threshold, left, right, value, gain = [-1], [0.0], [-1], [-1], [0.0], [0.0]
-        missing_left, categories = [False], [None]
-        active = [0]
-        node_of = np.zeros(X.shape[0], dtype=np.int64)
+        grow = GrownTree(X.shape[0])
         for depth in range(self._max_depth + 1):
-            k = len(active)
-            S, W, Q, mixed = _node_stats(r, s, node_of, k)
-            for n, nid in enumerate(active):
-                value[nid] = S[n] / W[n]
+            k = len(grow.active)
+            S, W, Q, mixed = _node_stats(r, s, grow.node_of, k)
+            for n, nid in enumerate(grow.active):
+                grow.value[nid] = S[n] / W[n]
             if depth == self._max_depth:
                 break
-            feat, thr, score, ml, cats = self._best(r, s, node_of, S, W, Q, k)
+            feat, thr, score, ml, cats = self._best(r, s, grow.node_of, S, W, Q, k)
             keep = mixed & (feat >= 0)
             if not keep.any():
                 break
             gains = np.maximum(score - S * S / W, 0.0)  # RegressionTree's gain, >= 0 but for rounding
-            next_node_of = np.full_like(node_of, -1)
-            next_active = []
-            for n, nid in enumerate(active):
-                if not keep[n]:
-                    continue
-                feature[nid], threshold[nid], gain[nid] = int(feat[n]), float(thr[n]), float(gains[n])
-                missing_left[nid], categories[nid] = bool(ml[n]), cats[n]
-                rows = np.flatnonzero(node_of == n)
-                to_left = goes_left(X[rows, feat[n]], thr[n], cats[n], bool(ml[n]))
-                for side, chosen in ((left, to_left), (right, ~to_left)):
-                    side[nid] = len(feature)
-                    next_node_of[rows[chosen]] = len(next_active)
-                    next_active.append(len(feature))
-                    for field, empty in ((feature, -1), (threshold, 0.0), (left, -1), (right, -1), (value, 0.0),
-                                         (gain, 0.0), (missing_left, False), (categories, None)):
-                        field.append(empty)
-            node_of, active = next_node_of, next_active
-        h = RegressionTree(np.asarray(feature, dtype=np.int64), np.asarray(threshold, dtype=np.float64),
-                           np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64),
-                           np.asarray(value, dtype=np.float64), int(X.shape[1]), np.asarray(gain, dtype=np.float64),
-                           np.asarray(missing_left, dtype=np.bool_),
-                           None if all(c is None for c in categories) else tuple(categories))
+            grow.split(X, keep, feat, thr, gains, ml, cats)
+        h = grow.tree(RegressionTree, X.shape[1])
         return h, h.predict(X)
 
 

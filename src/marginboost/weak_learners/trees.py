@@ -83,7 +83,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
     split_by_node,
 )
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
+from marginboost.weak_learners.categorical import (GrownTree, categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort
 
@@ -333,44 +333,20 @@ class MixedTreeOracle(EdgeOracle):
     def __call__(self, d):
         w = np.asarray(d, dtype=np.float64) * self._y
         X = self._X
-        feature, threshold, left, right, value, gain = [-1], [0.0], [-1], [-1], [0.0], [0.0]
-        missing_left, categories = [False], [None]
-        active = [0]
-        node_of = np.zeros(X.shape[0], dtype=np.int64)
+        grow = GrownTree(X.shape[0])
         for depth in range(self._max_depth + 1):
-            k_nodes = len(active)
-            total, mass, has_pos, has_neg = node_stats(w, node_of, k_nodes)
-            for n, nid in enumerate(active):
-                value[nid] = 1.0 if total[n] >= 0.0 else -1.0
+            k_nodes = len(grow.active)
+            total, mass, has_pos, has_neg = node_stats(w, grow.node_of, k_nodes)
+            for n, nid in enumerate(grow.active):
+                grow.value[nid] = 1.0 if total[n] >= 0.0 else -1.0
             if depth == self._max_depth:
                 break
-            feat, thr, score, ml, cats = self._best(w, node_of, total, mass, k_nodes)
+            feat, thr, score, ml, cats = self._best(w, grow.node_of, total, mass, k_nodes)
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
             if not keep.any():
                 break
-            gains = edge_gain(score, total)
-            next_node_of = np.full_like(node_of, -1)
-            next_active = []
-            for n, nid in enumerate(active):
-                if not keep[n]:
-                    continue
-                feature[nid], threshold[nid], gain[nid] = int(feat[n]), float(thr[n]), float(gains[n])
-                missing_left[nid], categories[nid] = bool(ml[n]), cats[n]
-                rows = np.flatnonzero(node_of == n)
-                to_left = goes_left(X[rows, feat[n]], thr[n], cats[n], bool(ml[n]))
-                for side, chosen in ((left, to_left), (right, ~to_left)):
-                    side[nid] = len(feature)
-                    next_node_of[rows[chosen]] = len(next_active)
-                    next_active.append(len(feature))
-                    for field, empty in ((feature, -1), (threshold, 0.0), (left, -1), (right, -1), (value, 0.0),
-                                         (gain, 0.0), (missing_left, False), (categories, None)):
-                        field.append(empty)
-            node_of, active = next_node_of, next_active
-        h = DecisionTree(np.asarray(feature, dtype=np.int64), np.asarray(threshold, dtype=np.float64),
-                         np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64),
-                         np.asarray(value, dtype=np.float64), int(X.shape[1]), np.asarray(gain, dtype=np.float64),
-                         np.asarray(missing_left, dtype=np.bool_),
-                         None if all(c is None for c in categories) else tuple(categories))
+            grow.split(X, keep, feat, thr, edge_gain(score, total), ml, cats)
+        h = grow.tree(DecisionTree, X.shape[1])
         return h, h.predict(X)
 
 
