@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CategoricalMatrix", "GrownTree", "categorical_columns", "categorical_left", "category_codes", "category_counts",
+__all__ = ["CategoricalMatrix", "categorical_columns", "categorical_left", "category_codes", "category_counts",
            "goes_left", "least_squares_left", "split_columns"]
 
 
@@ -159,47 +159,4 @@ def split_columns(X, columns: np.ndarray):
     X = np.ascontiguousarray(np.asarray(X), dtype=np.float64)
     numeric = np.setdiff1d(np.arange(X.shape[1]), columns)
     return X, numeric, np.ascontiguousarray(X[:, numeric])
-
-
-class GrownTree:
-    """A tree grown level by level in numpy, as the oracles with categorical features grow theirs
-    (:class:`.trees.MixedTreeOracle`, the least-squares one of :mod:`.regression`): its nodes in
-    flat lists (node 0 the root), the ``active`` nodes of the level, and ``node_of[i]``, the
-    position in ``active`` of example i's node."""
-
-    def __init__(self, m: int):
-        self.feature, self.threshold, self.left, self.right, self.value, self.gain = [-1], [0.0], [-1], [-1], [0.0], [0.0]
-        self.missing_left, self.categories = [False], [None]
-        self.active = [0]
-        self.node_of = np.zeros(m, dtype=np.int64)
-
-    def split(self, X: np.ndarray, keep, feat, thr, gains, missing_left, categories) -> None:
-        """Split the active nodes ``n`` with ``keep[n]`` (feature, threshold or categories, NaN side,
-        gain), route their examples of ``X`` to the children, which become the active nodes."""
-        next_node_of = np.full_like(self.node_of, -1)
-        next_active = []
-        for n, nid in enumerate(self.active):
-            if not keep[n]:
-                continue
-            self.feature[nid], self.threshold[nid], self.gain[nid] = int(feat[n]), float(thr[n]), float(gains[n])
-            self.missing_left[nid], self.categories[nid] = bool(missing_left[n]), categories[n]
-            rows = np.flatnonzero(self.node_of == n)
-            to_left = goes_left(X[rows, feat[n]], thr[n], categories[n], bool(missing_left[n]))
-            for side, chosen in ((self.left, to_left), (self.right, ~to_left)):
-                side[nid] = len(self.feature)
-                next_node_of[rows[chosen]] = len(next_active)
-                next_active.append(len(self.feature))
-                for field, empty in ((self.feature, -1), (self.threshold, 0.0), (self.left, -1), (self.right, -1),
-                                     (self.value, 0.0), (self.gain, 0.0), (self.missing_left, False),
-                                     (self.categories, None)):
-                    field.append(empty)
-        self.node_of, self.active = next_node_of, next_active
-
-    def tree(self, cls, n_features: int):
-        """The grown tree as a :class:`.trees.DecisionTree` (or :class:`.regression.RegressionTree`) ``cls``."""
-        return cls(np.asarray(self.feature, dtype=np.int64), np.asarray(self.threshold, dtype=np.float64),
-                   np.asarray(self.left, dtype=np.int64), np.asarray(self.right, dtype=np.int64),
-                   np.asarray(self.value, dtype=np.float64), int(n_features), np.asarray(self.gain, dtype=np.float64),
-                   np.asarray(self.missing_left, dtype=np.bool_),
-                   None if all(c is None for c in self.categories) else tuple(self.categories))
 

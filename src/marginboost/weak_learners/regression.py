@@ -59,10 +59,10 @@ import numpy as np
 from marginboost.weak_learners._regression import _best_cuts, _node_stats, _sweep_node  # noqa: F401
 from marginboost.weak_learners.base import Hypothesis
 from marginboost.weak_learners.sklearn_adapter import SklearnWeakLearner
-from marginboost.weak_learners.categorical import (GrownTree, categorical_columns, category_codes, category_counts,
+from marginboost.weak_learners.categorical import (categorical_columns, category_codes, category_counts,
                                                    goes_left, least_squares_left, split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort, right_side, stump_select
-from marginboost.weak_learners.trees import DecisionTree, LevelGrower
+from marginboost.weak_learners.trees import CategoricalLevelGrower, DecisionTree, LevelGrower
 
 __all__ = [
     "LeastSquaresStump",
@@ -234,7 +234,7 @@ class _CategoricalTreeOracle(_Categorical):
         r = np.ascontiguousarray(r, dtype=np.float64)
         s = np.ascontiguousarray(s, dtype=np.float64)
         X = self._X
-        grow = GrownTree(X.shape[0])
+        grow = CategoricalLevelGrower(X)
         for depth in range(self._max_depth + 1):
             k = len(grow.active)
             S, W, Q, mixed = _node_stats(r, s, grow.node_of, k)
@@ -247,8 +247,8 @@ class _CategoricalTreeOracle(_Categorical):
             if not keep.any():
                 break
             gains = np.maximum(score - S * S / W, 0.0)  # RegressionTree's gain, >= 0 but for rounding
-            grow.split(X, keep, feat, thr, gains, ml, cats)
-        h = grow.tree(RegressionTree, X.shape[1])
+            grow.split(feat, thr, keep, gains, ml, cats)
+        h = grow.tree(RegressionTree)
         return h, h.predict(X)
 
 

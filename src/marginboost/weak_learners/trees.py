@@ -83,7 +83,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
     split_by_node,
 )
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
-from marginboost.weak_learners.categorical import (GrownTree, categorical_columns, categorical_left, category_codes,
+from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
 from marginboost.weak_learners.stumps import has_missing, presort
 
@@ -155,32 +155,73 @@ class LevelGrower:
                 side[nid] = len(self.feature)
                 pos[n] = len(next_active)
                 next_active.append(len(self.feature))
-                self.feature.append(-1)
-                self.threshold.append(0.0)
-                self.left.append(-1)
-                self.right.append(-1)
-                self.value.append(0.0)
-                self.gain.append(0.0)
-                self.missing_left.append(False)
+                self._add_node()
         if not next_active:
             return False
-        ml = np.asarray(missing_left, dtype=np.uint8) if self._missing else None
-        self.node_of = _route(self._X, self.node_of, split_feature, thr, left_child, right_child, ml)
+        self.node_of = self._route(split_feature, thr, missing_left, left_child, right_child)
         self.active = next_active
         return True
 
+    def _add_node(self) -> None:
+        """Append an empty node (a leaf of value 0) to the flat arrays."""
+        for field, empty in ((self.feature, -1), (self.threshold, 0.0), (self.left, -1), (self.right, -1),
+                             (self.value, 0.0), (self.gain, 0.0), (self.missing_left, False)):
+            field.append(empty)
+
+    def _route(self, split_feature, thr, missing_left, left_child, right_child) -> np.ndarray:
+        """The examples' positions in the next level (-1: their node did not split), compiled."""
+        ml = np.asarray(missing_left, dtype=np.uint8) if self._missing else None
+        return _route(self._X, self.node_of, split_feature, thr, left_child, right_child, ml)
+
+    def _fields(self) -> dict:
+        return dict(feature=np.asarray(self.feature, dtype=np.int64),
+                    threshold=np.asarray(self.threshold, dtype=np.float64),
+                    left=np.asarray(self.left, dtype=np.int64),
+                    right=np.asarray(self.right, dtype=np.int64),
+                    value=np.asarray(self.value, dtype=np.float64),
+                    n_features=int(self._X.shape[1]),
+                    gain=np.asarray(self.gain, dtype=np.float64),
+                    missing_left=np.asarray(self.missing_left, dtype=np.bool_))
+
     def tree(self, cls):
         """The grown tree as ``cls`` (:class:`DecisionTree` or a subclass)."""
-        return cls(
-            feature=np.asarray(self.feature, dtype=np.int64),
-            threshold=np.asarray(self.threshold, dtype=np.float64),
-            left=np.asarray(self.left, dtype=np.int64),
-            right=np.asarray(self.right, dtype=np.int64),
-            value=np.asarray(self.value, dtype=np.float64),
-            n_features=int(self._X.shape[1]),
-            gain=np.asarray(self.gain, dtype=np.float64),
-            missing_left=np.asarray(self.missing_left, dtype=np.bool_),
-        )
+        return cls(**self._fields())
+
+
+class CategoricalLevelGrower(LevelGrower):
+    """:class:`LevelGrower` for a sample with categorical columns (the oracles of
+    :mod:`.categorical`): a split may send a set of categories left (``categories[n]``, None for a
+    numeric split), and the examples are routed in numpy (:func:`.categorical.goes_left`)."""
+
+    def __init__(self, X: np.ndarray):
+        super().__init__(X, missing=True)
+        self.categories = [None]
+        self._level_categories = None
+
+    def split(self, feat, thr, keep, gain, missing_left, categories=None) -> bool:
+        """:meth:`LevelGrower.split`, node ``n`` sending ``categories[n]`` left where it is a set."""
+        self._level_categories = categories
+        for n, nid in enumerate(self.active):
+            if keep[n]:
+                self.categories[nid] = categories[n]
+        return super().split(feat, thr, keep, gain, missing_left)
+
+    def _add_node(self) -> None:
+        super()._add_node()
+        self.categories.append(None)
+
+    def _route(self, split_feature, thr, missing_left, left_child, right_child) -> np.ndarray:
+        node_of = np.full_like(self.node_of, -1)
+        for n in np.flatnonzero(split_feature >= 0):
+            rows = np.flatnonzero(self.node_of == n)
+            to_left = goes_left(self._X[rows, split_feature[n]], thr[n], self._level_categories[n],
+                                bool(missing_left[n]))
+            node_of[rows[to_left]], node_of[rows[~to_left]] = left_child[n], right_child[n]
+        return node_of
+
+    def _fields(self) -> dict:
+        categories = None if all(c is None for c in self.categories) else tuple(self.categories)
+        return {**super()._fields(), "categories": categories}
 
 
 @dataclass(frozen=True, eq=False)
@@ -333,7 +374,7 @@ class MixedTreeOracle(EdgeOracle):
     def __call__(self, d):
         w = np.asarray(d, dtype=np.float64) * self._y
         X = self._X
-        grow = GrownTree(X.shape[0])
+        grow = CategoricalLevelGrower(X)
         for depth in range(self._max_depth + 1):
             k_nodes = len(grow.active)
             total, mass, has_pos, has_neg = node_stats(w, grow.node_of, k_nodes)
@@ -345,8 +386,8 @@ class MixedTreeOracle(EdgeOracle):
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
             if not keep.any():
                 break
-            grow.split(X, keep, feat, thr, edge_gain(score, total), ml, cats)
-        h = grow.tree(DecisionTree, X.shape[1])
+            grow.split(feat, thr, keep, edge_gain(score, total), ml, cats)
+        h = grow.tree(DecisionTree)
         return h, h.predict(X)
 
 
