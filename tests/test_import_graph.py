@@ -47,6 +47,9 @@ FLOORS = [
     ("marginboost.estimators",),
     # reading a fitted model: describe() and the plots of margins and importances
     ("marginboost.inspection",),
+    # fits on a Dask cluster (optional: ``import marginboost`` does not load it): the in-memory
+    # estimators and loops with per-example vectors on the workers
+    ("marginboost.dask",),
     # the public API: ``import marginboost``
     (ROOT,),
     # the papers' experiments, run on the public API

@@ -372,7 +372,7 @@ class BoostingEstimator:
         options = {"max_time": self.max_time, "callbacks": self._callback_list(stopper),
                    "verbose": int(self.verbose), "name": type(self).__name__}
         previous = getattr(self, "_fit_result", None) if self.warm_start else None
-        fingerprint = _fingerprint(X, y, weights) if self.warm_start else None
+        fingerprint = self._data_fingerprint(X, y, weights) if self.warm_start else None
         if previous is not None and previous[1] == fingerprint:
             result, _, fitted = previous
             changed = self._warm_start_changes(fitted)
@@ -402,6 +402,11 @@ class BoostingEstimator:
             self.best_iteration_ = stopper.best_round
             self.validation_scores_ = np.asarray(stopper.scores)
         return result
+
+    def _data_fingerprint(self, X, y, weights) -> str:
+        """What identifies the training data, for a warm start to check it is the same (a digest
+        of the arrays; a fit on a cluster names its dask collections instead)."""
+        return _fingerprint(X, y, weights)
 
     def _store_rounds(self, result) -> None:
         """The fitted attributes every loop has, and the warning of an unfinished fit."""

@@ -47,12 +47,23 @@ class AllMissingColumnWarning(UserWarning):
     """Columns of X are missing (NaN) in every training row: the weak learners never split on them."""
 
 
+def _is_dask_collection(X) -> bool:
+    """Whether X is a dask array or dataframe (without importing dask where it is not loaded)."""
+    return "dask" in type(X).__module__.split(".")[0] and hasattr(X, "__dask_graph__")
+
+
 def validate_data(est, X="no_validation", y="no_validation", **kwargs):
     """:func:`sklearn.utils.validation.validate_data`, with a ``ValueError`` naming the columns of a
     DataFrame ``X`` that are not numbers when the conversion fails, and NaN in X allowed where
     ``est`` takes it (module docstring)."""
     checks_X = not (isinstance(X, str) and X == "no_validation")
     mask = None
+    if checks_X and getattr(est, "_lp_over_all_rows", False) and _is_dask_collection(X):
+        raise TypeError(
+            f"{type(est).__name__} got a dask collection as X, and it has no fit on a cluster: each of its rounds "
+            "solves a linear program with one row per example, on one machine. For a fit with the rows left on "
+            "the workers use marginboost.dask.DaskMLPBoostClassifier, the same soft margin by Frank-Wolfe rounds "
+            "that need only sums over the examples; or compute X into memory yourself")
     if checks_X:
         X, mask = _encode_categories(est, X, kwargs.get("reset", True))
     if checks_X and "ensure_all_finite" not in kwargs:

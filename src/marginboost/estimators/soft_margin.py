@@ -218,6 +218,8 @@ class LPBoostClassifier(_SoftMarginBoostClassifier, booster="lpboost"):
     (Warmuth, Glocer, Raetsch 2007).
     """
 
+    _lp_over_all_rows = True  # no fit on a cluster: dask input is refused (input_data.validate_data)
+
     # eps is its stopping tolerance alone (its LP has no eta): a warm start stops at the new one
     _warm_start_applies = ("eps",)
 

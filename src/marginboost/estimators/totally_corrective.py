@@ -65,6 +65,8 @@ class TotalBoostClassifier(SimplexVoteClassifier, booster="totalboost"):
     weights after every round).
     """
 
+    _lp_over_all_rows = True  # no fit on a cluster: dask input is refused (input_data.validate_data)
+
     _parameter_constraints: dict = {
         **SimplexVoteClassifier._parameter_constraints,
         "eps": [Interval(numbers.Real, 0, 2, closed="right")],
@@ -125,6 +127,8 @@ class SoftBoostClassifier(SimplexVoteClassifier, booster="softboost"):
     ----------
     As :class:`TotalBoostClassifier`, with ``margin_`` the soft margin and ``nu_`` the count.
     """
+
+    _lp_over_all_rows = True  # no fit on a cluster: dask input is refused (input_data.validate_data)
 
     _parameter_constraints: dict = {
         **TotalBoostClassifier._parameter_constraints,

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from marginboost.core.example_vectors import ExampleVector
 from marginboost.core.line_search import newton_line_search
 from marginboost.core.margin_matrix import as_margin_matrix
 from marginboost.core.step_sizes import classic_step, short_step
@@ -101,8 +102,8 @@ def fw_step(rule, ctx: FWContext) -> FWStep:
     else:
         step = None
     n, m = ctx.w.shape[0], ctx.q.shape[0]
-    shapes_ok = step is not None and all(isinstance(a, np.ndarray) and a.ndim == 1 for a in step[:2]) \
-        and step.w.shape[0] == n and step.q.shape[0] == m
+    shapes_ok = step is not None and isinstance(step.w, np.ndarray) and step.w.ndim == 1 and step.w.shape[0] == n \
+        and isinstance(step.q, (np.ndarray, ExampleVector)) and len(step.q.shape) == 1 and step.q.shape[0] == m
     if not shapes_ok:
         name = getattr(rule, "__qualname__", None) or type(rule).__qualname__
         got = (f"{type(out).__name__} {out!r}" if np.ndim(out) == 0 else
@@ -146,7 +147,7 @@ class ShortStep(FWRule):
 
     def __call__(self, ctx: FWContext) -> FWStep:
         delta = ctx.new_column() - ctx.q
-        scale = float(np.max(np.abs(delta)))
+        scale = float(abs(delta).max())  # (a method: margins on a cluster have it too)
         return toward_new(ctx, short_step(float(ctx.d @ delta), ctx.objective.eta * scale * scale), delta)
 
 

@@ -169,6 +169,14 @@ class SoftMargin:
         """``eps``: LPBoost stops at ``min edge - LP value <= eps``."""
         return eps
 
+    def start_distribution(self, m: int) -> np.ndarray:
+        """``d_0`` of the loop: uniform, or ``weights / m``."""
+        return np.full(m, 1.0 / m) if self.weights is None else self.weights / m
+
+    def hard(self) -> "SoftMargin":
+        """The soft margin ``rho`` itself, which the loop reports (a new object)."""
+        return SoftMargin(self.nu, self.weights)
+
 
 class SmoothedSoftMargin:
     """The entropy-smoothed soft margin ``rho~(q) = -f~*(-q)`` (000 eqs. 11-12)."""
@@ -235,3 +243,6 @@ class SmoothedSoftMargin:
     def stop_tol(self, eps: float) -> float:
         """``eps/2``: a gap of at most ``eps/2`` gives ``rho(q) >= g - eps`` (000 Lemma 2)."""
         return eps / 2.0
+
+    start_distribution = SoftMargin.start_distribution
+    hard = SoftMargin.hard

@@ -30,9 +30,10 @@ import time
 import numpy as np
 
 from marginboost.core.bit_matrix import GrowingMarginMatrix
+from marginboost.core.example_vectors import as_float_vector
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.soft_margin.fw_rules import FWContext, fw_step
-from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
+from marginboost.soft_margin.objectives import SmoothedSoftMargin
 from marginboost.soft_margin.secondary_base import Candidate, as_secondary_rule
 
 __all__ = ["HISTORY_COLUMNS", "SoftMarginLoop", "UPDATE_NAMES", "boost"]
@@ -68,7 +69,7 @@ class SoftMarginLoop(RoundLoop):
     columns = LOOP_COLUMNS
     progress = ("soft_margin", "gap")
 
-    def __init__(self, oracle, y, objective, eps, fw_rule=None, secondary=None, smoothed=None):
+    def __init__(self, oracle, y, objective, eps, fw_rule=None, secondary=None, smoothed=None, matrix=None):
         if fw_rule is None and secondary is None:
             raise ValueError("boost needs a FW rule, a secondary rule, or both")
         self.oracle, self.y, self.objective = oracle, y, objective
@@ -76,15 +77,14 @@ class SoftMarginLoop(RoundLoop):
         # another class is adapted here too (a no-op for a SecondaryRule), so the loop calls hooks only
         self.fw_rule, self.secondary = fw_rule, None if secondary is None else as_secondary_rule(secondary)
         self.smoothed = smoothed if smoothed is not None else objective
-        self.reported = SoftMargin(objective.nu, objective.weights)
+        self.reported = objective.hard()
         self.tol = objective.stop_tol(eps)
-        self.matrix = GrowingMarginMatrix(y.shape[0])  # U: bits while every hypothesis is +-1
+        # U: bits while every hypothesis is +-1; a fit on a cluster gives its own (marginboost.dask)
+        self.matrix = GrowingMarginMatrix(y.shape[0]) if matrix is None else matrix
         self.hypotheses: list = []
 
     def _start(self):
-        weights, m = self.objective.weights, self.y.shape[0]
-        d = np.full(m, 1.0 / m) if weights is None else weights / m
-        return None, None, -np.inf, d, np.inf
+        return None, None, -np.inf, self.objective.start_distribution(self.y.shape[0]), np.inf
 
     def step(self, state, round_):
         w, q, value, d, best_edge = state if state is not None else self._start()
@@ -96,7 +96,7 @@ class SoftMarginLoop(RoundLoop):
         t0 = time.perf_counter()
         h, pred = self.oracle(d)
         t1 = time.perf_counter()
-        u = self.y * np.asarray(pred, dtype=np.float64)
+        u = self.y * as_float_vector(pred)
         edge = float(d @ u)
         best_edge = min(best_edge, edge)
         j_new, is_new = self.matrix.add(u)

@@ -68,6 +68,7 @@ from marginboost.weak_learners.histogram import (
     HistogramStumpOracle,
     HistogramTreeOracle,
     LevelStats,
+    LocalSample,
     StumpStats,
     check_max_depth,
     level_stats,
@@ -149,6 +150,8 @@ class DaskSample:
 
     def tree_predictions(self, routing, value) -> np.ndarray:
         return np.concatenate(self._map(tree_predictions, None, routing, value))
+
+    leaf_predictions = LocalSample.leaf_predictions
 
 
 def _block_summary(encoded: tuple) -> tuple:

@@ -82,6 +82,7 @@ from marginboost.weak_learners._histogram import (  # noqa: F401 (the kernels ke
     _sibling_plan,
     _sum,
 )
+from marginboost.core.example_vectors import as_float_vector
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.categorical import categorical_columns
@@ -325,6 +326,10 @@ class LocalSample:
     def tree_predictions(self, routing, value) -> np.ndarray:
         return tree_predictions(self.codes, routing, value)
 
+    def leaf_predictions(self, leaf, value) -> np.ndarray:
+        """The predictions ``value[leaf]`` of examples whose leaves ``leaf`` the last level returned."""
+        return value[leaf]
+
 
 class HistogramStumpOracle(EdgeOracle):
     """Best stump over the bins of ``sample`` (a :class:`LocalSample` or a Dask one)."""
@@ -332,10 +337,10 @@ class HistogramStumpOracle(EdgeOracle):
     def __init__(self, sample, bins: Bins, y: np.ndarray):
         self._sample, self._bins = sample, bins
         self._missing = _missing_bins(bins)
-        self._y = np.asarray(y, dtype=np.float64)
+        self._y = as_float_vector(y)
 
     def __call__(self, d: np.ndarray) -> tuple[Stump, np.ndarray]:
-        w = self._sample.weights(np.asarray(d, dtype=np.float64) * self._y)
+        w = self._sample.weights(as_float_vector(d) * self._y)
         total, hist = self._sample.stump_stats(w, self._bins.width)
         feature, a, c, sign, _, missing_left = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total,
                                                                 self._missing)
@@ -353,11 +358,11 @@ class HistogramTreeOracle(EdgeOracle):
     def __init__(self, sample, bins: Bins, y: np.ndarray, max_depth: int):
         self._sample, self._bins, self._max_depth = sample, bins, max_depth
         self._missing = _missing_bins(bins)
-        self._y = np.asarray(y, dtype=np.float64)
+        self._y = as_float_vector(y)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
 
     def __call__(self, d: np.ndarray) -> tuple[DecisionTree, np.ndarray]:
-        w = self._sample.weights(np.asarray(d, dtype=np.float64) * self._y)
+        w = self._sample.weights(as_float_vector(d) * self._y)
         bins = self._bins
         tree = _BinTree()
         for depth in range(self._max_depth + 1):
@@ -379,7 +384,8 @@ class HistogramTreeOracle(EdgeOracle):
             tree.split(keep, feat, a, thr, edge_gain(score, stats.total), missing_left, missing_code)
         value = np.asarray(tree.value, dtype=np.float64)
         # Grown to the last level, the last pass has already routed every example to its leaf.
-        pred = value[stats.leaf] if last else self._sample.tree_predictions(tree.routing(), value)
+        pred = self._sample.leaf_predictions(stats.leaf, value) if last else self._sample.tree_predictions(
+            tree.routing(), value)
         return tree.hypothesis(bins.thresholds.shape[0]), pred
 
 

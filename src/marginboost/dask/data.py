@@ -1,0 +1,166 @@
+"""The training data of a fit on a cluster, checked and binned where it lies.
+
+:func:`training_data` takes X (a ``dask.array`` of shape (m, p), or a ``dask.dataframe`` of
+numeric columns), y (a dask array or series partitioned as X) and optional sample weights (the
+same), and returns a :class:`TrainingData`: the binned codes on the workers (the bins are those of
+:func:`marginboost.weak_learners.binning.bin_features` on all of X), the labels in {-1, +1} and
+the weights of mean 1 as :class:`~marginboost.dask.rows.RowVector` blocks cut as X's rows, and the
+classes. The client receives O(p x bins + number of partitions) values: the classes, the bins,
+the block sizes, the flags of the checks; never a row.
+
+Checks, each with an error naming the argument: X and y (and sample_weight) of different lengths
+or partitioned differently (y must come with X's row chunks: ``y.rechunk({0: X.chunks[0]})``);
+more or fewer than two classes, or NaN among the labels; infinite values in X; negative,
+infinite or NaN sample weights, or none positive. NaN in X is a missing value (its own bin, as
+in memory). Rows of sample weight 0 are left out of the fit, as in memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dask
+import dask.array as da
+import numpy as np
+from distributed import futures_of
+
+from marginboost.dask.rows import RowLayout, RowVector
+from marginboost.dask.sample import WorkerSample
+from marginboost.weak_learners.binning import Bins, check_max_bins
+from marginboost.weak_learners.dask_histogram import distributed_sample
+
+__all__ = ["TrainingData", "as_dask_matrix", "is_dask_collection", "training_data"]
+
+
+def is_dask_collection(x) -> bool:
+    """Whether ``x`` is a dask array, dataframe or series."""
+    return dask.is_dask_collection(x)
+
+
+@dataclass
+class TrainingData:
+    """What a loop on a cluster needs of its data (module docstring)."""
+
+    layout: RowLayout
+    sample: WorkerSample
+    bins: Bins
+    y: RowVector  # labels in {-1, +1}
+    weights: RowVector | None  # example weights of mean 1 over the rows kept, or None
+    classes: np.ndarray
+    n_features: int
+    feature_names: np.ndarray | None
+    token: str  # the data's dask names: the same collections, the same token (warm start)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.layout.m, self.n_features
+
+    @property
+    def m(self) -> int:
+        return self.layout.m
+
+
+def as_dask_matrix(X, name: str = "X") -> tuple[da.Array, np.ndarray | None]:
+    """``X`` as a 2-d dask array of known row chunks and one column chunk, with the column names
+    of a dask dataframe (else None). TypeError for what is no dask collection; ValueError for
+    columns that are not numbers (categories are not taken on a cluster yet)."""
+    if not is_dask_collection(X):
+        raise TypeError(f"{name} must be a dask array or dask dataframe (a fit on a cluster keeps the rows on the "
+                        f"workers), got {type(X).__name__}; for data in memory use the estimator of marginboost "
+                        "without the Dask prefix")
+    names = None
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        names = np.asarray([str(c) for c in X.columns], dtype=object)
+        bad = [str(c) for c, t in X.dtypes.items() if not (np.issubdtype(t, np.number) or np.issubdtype(t, np.bool_))]
+        if bad:
+            raise ValueError(f"{name}: columns {bad[:10]} are not numeric; a fit on a cluster takes numeric columns "
+                             "only (NaN for missing values); encode categorical columns first")
+        X = X.to_dask_array(lengths=True)
+    if not isinstance(X, da.Array):
+        raise TypeError(f"{name} must be a dask array or dask dataframe, got {type(X).__name__}")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional (rows x features), got shape {X.shape}")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    if X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    if X.dtype == np.bool_:
+        X = X.astype(np.uint8)
+    elif not (X.dtype.kind in "iu" or X.dtype in (np.float32, np.float64)):
+        X = X.astype(np.float64)
+    return X, names
+
+
+def _as_rows(v, X: da.Array, name: str) -> da.Array:
+    """A 1-d dask array partitioned as X's rows; ValueError naming ``name`` otherwise."""
+    if not is_dask_collection(v):
+        raise TypeError(f"{name} must be a dask array or series partitioned as X, got {type(v).__name__}")
+    if hasattr(v, "to_dask_array"):
+        v = v.to_dask_array(lengths=True)
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    if v.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {v.shape}")
+    if any(np.isnan(c) for c in v.chunks[0]):
+        v = v.compute_chunk_sizes()
+    if v.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]} entries")
+    if v.chunks[0] != X.chunks[0]:
+        raise ValueError(f"X and {name} must be partitioned alike: X's row chunks are {X.chunks[0][:8]}"
+                         f"{'...' if len(X.chunks[0]) > 8 else ''}, {name}'s {v.chunks[0][:8]}"
+                         f"{'...' if len(v.chunks[0]) > 8 else ''}; rechunk it with "
+                         f"{name}.rechunk({{0: X.chunks[0]}}) (or build both from one dataframe)")
+    return v
+
+
+def _block_futures(client, arr: da.Array) -> list:
+    """One future per block of the 1-d ``arr``, computed on the workers (nothing comes back here)."""
+    return client.compute(list(arr.to_delayed().ravel()))
+
+
+def _check_weights(sw: da.Array) -> tuple[da.Array, int, float]:
+    bad, n_positive, total = dask.compute(((sw < 0) | ~da.isfinite(sw)).any(), (sw > 0).sum(), sw.sum())
+    if bad:
+        raise ValueError("sample_weight must be finite and >= 0")
+    if n_positive == 0:
+        raise ValueError("sample_weight must have a positive entry")
+    return sw > 0, int(n_positive), float(total)
+
+
+def _pm_labels(block, positive):
+    return np.where(block == positive, 1.0, -1.0)
+
+
+def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255) -> TrainingData:
+    """Check and bin the training data on the workers (module docstring)."""
+    X, names = as_dask_matrix(X)
+    y = _as_rows(y, X, "y")
+    token = dask.base.tokenize(X.name, y.name, None if sample_weight is None else getattr(sample_weight, "name", None))
+    classes, has_inf = dask.compute(da.unique(y), da.isinf(X).any() if X.dtype.kind == "f" else False)
+    classes = np.asarray(classes)
+    if classes.dtype.kind == "f" and np.isnan(classes).any():
+        raise ValueError("y contains NaN: every example needs a label")
+    if classes.shape[0] != 2:
+        raise ValueError(f"a fit on a cluster takes two classes (one-vs-rest is not offered on Dask yet); labels "
+                         f"found: {classes.tolist()[:10]}")
+    if has_inf:
+        raise ValueError("X contains infinity; missing values are NaN, other values must be finite")
+    weights = None
+    if sample_weight is not None:
+        sw = _as_rows(sample_weight, X, "sample_weight")
+        keep, n_positive, total = _check_weights(sw)
+        if n_positive < X.shape[0]:  # rows of weight 0 are left out, as in memory
+            X, y, sw = X[keep], y[keep], sw[keep]
+            X, y, sw = X.compute_chunk_sizes(), y.compute_chunk_sizes(), sw.compute_chunk_sizes()
+            kept = dask.compute(da.unique(y))[0]
+            if np.asarray(kept).shape[0] != 2:
+                raise ValueError("both classes must remain among examples of positive sample_weight")
+        weights_arr = sw.astype(np.float64) * (n_positive / total)  # mean 1 over the rows kept
+    sample, bins = distributed_sample(X, check_max_bins(max_bins))
+    layout = RowLayout(client, sample.bounds)
+    codes = [futures_of(c)[0] for c in sample.codes]
+    rows = (tuple(int(n) for n in np.diff(sample.bounds)),)
+    y_pm = y.map_blocks(_pm_labels, classes[1], dtype=np.float64).rechunk(rows)
+    labels = RowVector(layout, _block_futures(client, y_pm))
+    if sample_weight is not None:
+        weights = RowVector(layout, _block_futures(client, weights_arr.rechunk(rows)))
+    return TrainingData(layout, WorkerSample(layout, codes), bins, labels, weights, classes, X.shape[1], names, token)

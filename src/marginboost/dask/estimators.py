@@ -1,0 +1,212 @@
+"""Estimators that fit on a Dask cluster, the data and every per-example vector on the workers.
+
+Separate ``Dask*`` classes (as ``lightgbm.DaskLGBMClassifier`` and
+``xgboost.dask.DaskXGBClassifier``), each a subclass of the in-memory estimator with the same
+parameters plus ``client``, rather than the in-memory estimators accepting dask collections,
+because: their ``predict`` family returns lazy dask arrays, not numpy arrays, which the
+scikit-learn contract of the in-memory classes promises; only boosters whose rounds need sums
+over examples have a cluster fit (LPBoost's LP has a row per example), so a separate class
+says by its existence which do; and ``import marginboost`` must not need dask.
+:meth:`to_local` gives the in-memory estimator with the same fitted model, and model files are
+the in-memory class's (``save`` writes the file of :meth:`to_local`; load it with the in-memory
+class, or ``from_local`` its estimator).
+
+What runs where in a fit: :mod:`marginboost.dask.data` checks and bins X on the workers;
+each round the weak learner's histograms (O(p x bins) per block) and the loop's scalars come
+to the client, and every vector of one entry per example stays on the workers
+(:mod:`marginboost.dask.rows`).
+"""
+from __future__ import annotations
+
+import numbers
+
+import dask.array as da
+import numpy as np
+from distributed import default_client
+
+from marginboost.core.rounds import Status
+from marginboost.dask.data import as_dask_matrix, is_dask_collection, training_data
+from marginboost.dask.margin_matrix import DistributedMarginMatrix
+from marginboost.dask.objectives import DistributedSmoothedSoftMargin
+from marginboost.estimators.compat import Interval, StrOptions
+from marginboost.estimators.parameters import resolve_nu
+from marginboost.estimators.soft_margin import CERLPBoostClassifier, MLPBoostClassifier
+from marginboost.soft_margin.fw_rules import FW_RULES, resolve_fw_rule
+from marginboost.soft_margin.objectives import entropy_eta
+from marginboost.soft_margin.scheme import SoftMarginLoop
+from marginboost.weak_learners.histogram import HistogramStumpOracle, HistogramTreeOracle, check_max_depth
+
+__all__ = ["DaskCERLPBoostClassifier", "DaskMLPBoostClassifier"]
+
+# The secondary rules a cluster fit runs: those whose work is sums over examples.
+DASK_SECONDARY = ("none",)
+DASK_WEAK_LEARNERS = ("hist_tree", "hist_stump")
+
+
+def _decision_block(block, model):
+    return model.decision_function(block)
+
+
+def _proba_block(block, model):
+    return model.predict_proba(block)
+
+
+def _predict_block(block, model):
+    return model.predict(block)
+
+
+class _DaskSoftMarginMixin:
+    """The cluster fit of a soft-margin booster (module docstring); mixed before the in-memory class."""
+
+    _dask_parameter_constraints = {
+        "weak_learner": [StrOptions(set(DASK_WEAK_LEARNERS))],
+        "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "client": "no_validation",
+    }
+
+    def _client(self):
+        if self.client is not None:
+            if getattr(self.client, "status", "running") in ("closed", "closing"):
+                raise RuntimeError(f"{type(self).__name__}: the Dask client given as client= is closed")
+            return self.client
+        try:
+            return default_client()
+        except ValueError:
+            raise ValueError(f"{type(self).__name__} needs a Dask client: pass client=Client(...) or create one "
+                             "first (distributed.Client), which becomes the default") from None
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Boost on dask ``(X, y)`` with the rows on the workers; ``sample_weight`` and the
+        ``eval_set`` of early stopping as in memory, as dask collections partitioned like X."""
+        self._validate_params()
+        if eval_set is not None or self.early_stopping:
+            raise ValueError(f"{type(self).__name__}: early stopping on a cluster is not offered yet; fit without "
+                             "early_stopping and eval_set")
+        client = self._client()
+        with client.as_current():
+            data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins)
+            self.classes_ = data.classes
+            self.n_features_in_ = data.n_features
+            if data.feature_names is not None:
+                self.feature_names_in_ = data.feature_names
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            result = self._fit_rounds(data, data.y, data.weights, None)
+            self._store_rounds(result)
+            self.weights_ = result.weights
+            self.margin_ = result.soft_margin
+            self.objective_ = result.objective
+            self.gap_ = result.gap
+            self.weights_path_ = result.weights_path
+        return self
+
+    def _data_fingerprint(self, X, y, weights) -> str:
+        return X.token
+
+    def _make_loop(self, data, y_pm, weights):
+        m = data.m
+        self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
+        self.eta_ = entropy_eta(m, self.nu_, self.eps)
+        if self.weak_learner == "hist_tree":
+            oracle = HistogramTreeOracle(data.sample, data.bins, data.y, check_max_depth(self.max_depth))
+        else:
+            oracle = HistogramStumpOracle(data.sample, data.bins, data.y)
+        objective = DistributedSmoothedSoftMargin(self.nu_, self.eta_, weights, data.layout)
+        assembly = self._assembly()
+        secondary = assembly.secondary if assembly.secondary is not None else "none"
+        if secondary not in DASK_SECONDARY:
+            raise ValueError(f"{type(self).__name__}: secondary={secondary!r} is not run on a cluster yet; the ones "
+                             f"that are: {list(DASK_SECONDARY)}")
+        return SoftMarginLoop(oracle, data.y, objective, self.eps, resolve_fw_rule(assembly.step), None, objective,
+                              matrix=DistributedMarginMatrix(data.layout))
+
+    # -- the fitted model, lazily on dask input ---------------------------------------------------
+
+    def to_local(self):
+        """The in-memory estimator (the class without ``Dask``) with the same parameters and model."""
+        local_cls = self._local_class
+        params = {k: v for k, v in self.get_params(deep=False).items() if k in local_cls().get_params()}
+        local = local_cls(**params)
+        for name, value in vars(self).items():
+            if name.endswith("_") and not name.startswith("__"):
+                setattr(local, name, value)
+        return local
+
+    def save(self, path) -> None:
+        """Write the model file of :meth:`to_local` (load it with the in-memory class)."""
+        self.to_local().save(path)
+
+    def _lazy(self, X, fn, new_axis: bool, dtype):
+        local = self.to_local()
+        if not is_dask_collection(X):
+            raise TypeError(f"{type(self).__name__}: X must be a dask array or dataframe (for numpy input use "
+                            f"to_local()), got {type(X).__name__}")
+        X, _ = as_dask_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
+                             f"{self.n_features_in_}")
+        if new_axis:
+            return X.map_blocks(fn, local, dtype=dtype, chunks=(X.chunks[0], (len(self.classes_),)))
+        return X.map_blocks(fn, local, dtype=dtype, drop_axis=1)
+
+    def decision_function(self, X):
+        """``f(x) = sum_j w_j h_j(x)`` for each row of the dask ``X``: a lazy dask array."""
+        return self._lazy(X, _decision_block, False, np.float64)
+
+    def predict(self, X):
+        """The predicted labels of the rows of the dask ``X``: a lazy dask array."""
+        return self._lazy(X, _predict_block, False, self.classes_.dtype)
+
+    def predict_proba(self, X):
+        """``(1 + f) / 2`` and its complement (not calibrated) for the rows of the dask ``X``: a lazy dask array."""
+        return self._lazy(X, _proba_block, True, np.float64)
+
+
+def _dask_constraints(local_cls) -> dict:
+    return {**local_cls._parameter_constraints, **_DaskSoftMarginMixin._dask_parameter_constraints}
+
+
+class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
+    """:class:`~marginboost.MLPBoostClassifier` fitted on a Dask cluster (module docstring).
+
+    Parameters as :class:`~marginboost.MLPBoostClassifier`, but: ``weak_learner`` 'hist_tree'
+    (default) or 'hist_stump', with ``max_bins`` bins a feature; ``secondary`` 'none' (the
+    default here: the rules over all m rows are not run on a cluster yet); ``step`` any of
+    'short_step', 'classic', 'line_search', 'pairwise'; ``client``: the Dask client (default:
+    the current one).
+    """
+
+    _local_class = MLPBoostClassifier
+    _parameter_constraints = {**_dask_constraints(MLPBoostClassifier),
+                              "step": [StrOptions(set(FW_RULES))],
+                              "secondary": [StrOptions(set(DASK_SECONDARY))]}
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False, step="short_step", secondary="none", categorical_features=None, max_bins=255,
+                 client=None):
+        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
+                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
+                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+                         warm_start=warm_start, step=step, secondary=secondary,
+                         categorical_features=categorical_features)
+        self.max_bins = max_bins
+        self.client = client
+
+
+class DaskCERLPBoostClassifier(_DaskSoftMarginMixin, CERLPBoostClassifier):
+    """:class:`~marginboost.CERLPBoostClassifier` (Frank-Wolfe with the short step) fitted on a
+    Dask cluster (module docstring); parameters as there, plus ``max_bins`` and ``client``."""
+
+    _local_class = CERLPBoostClassifier
+    _parameter_constraints = _dask_constraints(CERLPBoostClassifier)
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False, categorical_features=None, max_bins=255, client=None):
+        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
+                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
+                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+                         warm_start=warm_start, categorical_features=categorical_features)
+        self.max_bins = max_bins
+        self.client = client

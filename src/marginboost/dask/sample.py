@@ -1,0 +1,74 @@
+"""The binned training sample with every per-example vector on the workers.
+
+:class:`WorkerSample` is the sample interface of :mod:`marginboost.weak_learners.histogram`
+(that of :class:`~marginboost.weak_learners.histogram.LocalSample`), so the histogram oracles
+(:class:`~marginboost.weak_learners.histogram.HistogramStumpOracle`,
+:class:`~marginboost.weak_learners.histogram.HistogramTreeOracle`) pick their hypotheses with
+the in-memory code, for weights ``w = d * y`` that are :class:`~marginboost.dask.rows.RowVector`
+objects. Per tree level (once for a stump) one task per block sums the block's node totals and
+histograms (O(p x bins) each, added here in block order); the training predictions and the
+examples' leaves stay on the workers as RowVectors. The codes are binned on the workers
+(:func:`marginboost.weak_learners.dask_histogram.distributed_sample`: the same bins as in
+memory).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from marginboost.dask.rows import PerBlock, RowLayout, RowVector
+from marginboost.weak_learners.histogram import (LevelStats, StumpStats, level_stats, stump_predictions, stump_stats,
+                                                 tree_predictions)
+
+__all__ = ["WorkerSample"]
+
+
+def _without_leaf(stats: LevelStats) -> LevelStats:
+    return stats._replace(leaf=None)
+
+
+def _leaf(stats: LevelStats):
+    return stats.leaf
+
+
+def _take(leaf, value):
+    return value[leaf]
+
+
+class WorkerSample:
+    """Codes on the workers, one block per row partition of ``layout`` (module docstring)."""
+
+    def __init__(self, layout: RowLayout, codes: list):
+        self.layout, self.codes = layout, PerBlock(codes)
+
+    def weights(self, w: RowVector) -> RowVector:
+        return w
+
+    def stump_stats(self, w: RowVector, width: int) -> StumpStats:
+        parts = self.layout.reduce(stump_stats, self.codes, w, width)
+        total, hist = parts[0]
+        for part in parts[1:]:
+            total, hist = total + part.total, hist + part.hist
+        return StumpStats(total, hist)
+
+    def level_stats(self, w: RowVector, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
+        client = self.layout.client
+        full = self.layout.submit(level_stats, self.codes, w, routing, n_nodes, width, with_hist)
+        parts = client.gather([client.submit(_without_leaf, f, pure=False) for f in full])
+        leaf = None if with_hist else RowVector(self.layout, [client.submit(_leaf, f, pure=False) for f in full])
+        total, mass, has_pos, has_neg, hist, counts, _ = parts[0]
+        for part in parts[1:]:
+            total, mass = total + part.total, mass + part.mass
+            has_pos, has_neg = has_pos | part.has_pos, has_neg | part.has_neg
+            if with_hist:
+                hist = hist + part.hist
+                counts = None if counts is None else counts + part.counts
+        return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
+
+    def stump_predictions(self, feature: int, cut: int, sign: float, missing_code: int = -1) -> RowVector:
+        return self.layout.vector(stump_predictions, self.codes, feature, cut, sign, missing_code)
+
+    def tree_predictions(self, routing, value) -> RowVector:
+        return self.layout.vector(tree_predictions, self.codes, routing, value)
+
+    def leaf_predictions(self, leaf: RowVector, value) -> RowVector:
+        return leaf.map(_take, np.asarray(value, dtype=np.float64))

@@ -1,0 +1,302 @@
+"""The capped-simplex KL projection and the soft margin over margins kept on the Dask workers.
+
+Both are selections: the examples of smallest margin are capped (the projection) or counted
+(the soft margin), and the question is how many. In memory, :mod:`marginboost.core.projections`
+answers it by quickselect over all m margins; here m stays on the workers and the client finds
+the threshold by a few reductions, as a distributed multi-pivot selection.
+
+The projection (paper 000, Algorithm 1 line 5; Shalev-Shwartz and Singer 2010):
+``d_i = min(s_i / nu, Z s_i exp(-eta q_i))`` with ``sum d = 1`` (``s``: example weights of mean 1,
+or none). For a threshold ``tau`` (a margin value), cap the examples with ``q_i < tau``; the free
+mass is ``1 - M(tau) / nu`` with ``M(tau) = sum_{q_i < tau} s_i``, and the largest free entry is
+at the cap or below iff
+
+    nu - M(tau) <= S(tau) = sum_{q_i >= tau} s_i exp(-eta (q_i - tau))      (tau a margin value).
+
+That test is false below the solution's threshold and true from it on; the solution is the
+smallest margin value where it holds (:class:`_Search`). With it,
+``d_i = s_i / nu`` below ``tau`` and ``d_i = s_i (1 - M/nu) exp(-eta (q_i - tau)) / S`` from it on,
+and the smoothed soft margin has the closed form of :mod:`marginboost.core.projections` (the
+``q_i`` of the free examples cancel)::
+
+    rho~ = sum_{q_i < tau} s_i q_i / nu + ((1 - F) ln(m/nu) + F (ln F + ln m - ln S + eta tau)) / eta,
+    F = 1 - M / nu.
+
+The soft margin ``rho(q)`` (the mean of the ``nu`` smallest margins, example i counting ``s_i``
+times) is the same search with the test ``M(tau) >= nu``: below the first value where it holds
+lies the margin of rank ``nu``.
+
+The search (:class:`_Search`), one reduction a step: the client keeps an interval ``[lo, hi)``
+of margin values that holds the threshold, with ``M``, ``sum s q`` below ``lo`` and ``S`` from
+``hi`` on. Each block returns, for up to 64 pivots in the interval (margin values, chosen as
+quantiles of the last step's samples), the counts, masses, ``sum s q`` and ``sum s exp(-eta (q -
+pivot))`` of the margins between consecutive pivots, and a random sample of its margins in the
+interval (at most 4096). The client evaluates the test at every pivot (``S`` by a suffix sum
+whose factors ``exp(-eta (pivot' - pivot))`` are at most 1: no overflow) and narrows the interval
+to the two pivots around the first that passes: about 64x fewer margins a step. Once every block
+has at most 4096 margins in the interval, they come back whole and the client finds the
+threshold among them exactly. At m = 10^7 in 8 blocks: a first look (minima and samples) and
+3-4 steps. The pivots only steer the search: the threshold found is the exact one for any
+pivots; the samples are drawn with fixed seeds, so a run repeats bit for bit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from marginboost.core.projections import slope_curvature_sums
+from marginboost.dask.rows import PerBlock, RowVector
+
+__all__ = ["distributed_kl_projection", "distributed_soft_margin"]
+
+N_PIVOTS = 64  # pivots a step: the interval shrinks about this many times
+SAMPLE = 4096  # margins a block samples a step; a block with at most this many sends them all
+
+
+def _ones_or(s, n):
+    return np.ones(n) if s is None else s
+
+
+def _first_look(q, s, block: int, seed: int):
+    """A block's first answer: ``('all', q, s)`` when it has at most :data:`SAMPLE` margins, else
+    ``('look', its smallest margin, its size, a sample of its margins)``."""
+    if q.shape[0] <= SAMPLE:
+        return "all", q, _ones_or(s, q.shape[0])
+    return "look", float(np.min(q)), q.shape[0], _sample(q, block, seed, 0)
+
+
+def _sample(values, block: int, seed: int, step: int):
+    if values.shape[0] <= SAMPLE:
+        return values.copy()
+    rng = np.random.default_rng([seed, step, block])
+    return values[rng.choice(values.shape[0], SAMPLE, replace=False)]
+
+
+def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, eta: float | None, seed: int,
+                    step: int, distinct: bool):
+    """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
+    when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
+    distinct values, each with its summed weight); else ``('stats', count, mass, sum s q, sum s
+    exp(-eta (q - pivot)), n, sample)`` per interval ``[pivots[b], pivots[b+1])`` (``pivots[0] ==
+    lo``, the last up to ``hi``), the sample drawn from its margins, or with ``distinct`` from its
+    distinct margins (many ties: a sample of examples may show one value only, and the pivots
+    would not split the interval)."""
+    inside = (q >= lo) & (q < hi)
+    qa = q[inside]
+    sa = None if s is None else s[inside]
+    if qa.shape[0] <= SAMPLE:
+        return "all", qa, _ones_or(sa, qa.shape[0])
+    pool = qa
+    if distinct:
+        values, inverse = np.unique(qa, return_inverse=True)
+        if values.shape[0] <= 8 * SAMPLE:
+            return "all", values, np.bincount(inverse, weights=sa, minlength=values.shape[0]).astype(np.float64)
+        pool = values
+    count, mass, sq, e = _values_stats(qa, _ones_or(sa, qa.shape[0]), pivots, eta)
+    return "stats", count, mass, sq, e, pool.shape[0], _sample(pool, block, seed, step)
+
+
+def _values_stats(values, masses, pivots, eta):
+    """Per interval ``[pivots[b], pivots[b+1])``: the count, mass, ``sum s q`` and ``sum s
+    exp(-eta (q - pivots[b]))`` of the margins ``values`` of weights ``masses``."""
+    width = pivots.shape[0]
+    b = np.searchsorted(pivots, values, side="right") - 1  # >= 0: pivots[0] == lo <= values
+    count = np.bincount(b, minlength=width)
+    mass = np.bincount(b, weights=masses, minlength=width)
+    sq = np.bincount(b, weights=masses * values, minlength=width)
+    if eta is None:
+        e = np.zeros(width)
+    else:
+        e = np.bincount(b, weights=masses * np.exp(-eta * (values - pivots[b])), minlength=width)
+    return count, mass, sq, e
+
+
+@dataclass
+class Threshold:
+    """The search's answer: the threshold ``tau`` (a margin value; ``inf``: every example below
+    it), and below it ``mass = M(tau)`` and ``sq = sum s q``; from it on ``S(tau)`` (0 when
+    ``tau`` is ``inf``, or the search is not the projection's)."""
+
+    tau: float
+    mass: float
+    sq: float
+    S: float
+
+
+class _Search:
+    """The distributed selection of the module docstring, for the projection's test (``eta``
+    given) or the soft margin's (``eta=None``)."""
+
+    def __init__(self, q: RowVector, s: RowVector | None, nu: float, eta: float | None, seed: int = 0):
+        self.q, self.s, self.nu, self.eta, self.seed = q, s, float(nu), eta, seed
+        self.layout = q.layout
+
+    def _passes(self, mass_below: np.ndarray, S: np.ndarray) -> np.ndarray:
+        if self.eta is None:
+            return mass_below >= self.nu
+        return self.nu - mass_below <= S
+
+    def run(self) -> Threshold:
+        blocks = PerBlock(range(self.layout.n_parts))
+        looks = self.layout.reduce(_first_look, self.q, self.s, blocks, self.seed)
+        below = np.zeros(2)  # M and sum s q of the margins < lo
+        S_hi = 0.0  # S(hi), relative to hi
+        if all(look[0] == "all" for look in looks):  # few margins: all of them are here
+            return self._exact(looks, below, np.inf, S_hi)
+        lo, hi = min(look[1] if look[0] == "look" else np.min(look[1], initial=np.inf) for look in looks), np.inf
+        sizes = [look[2] if look[0] == "look" else look[1].shape[0] for look in looks]
+        samples = [look[3] if look[0] == "look" else look[1] for look in looks]
+        n_inside, distinct = self.layout.m, False
+        for step in range(1, 200):
+            pivots = _pivots(lo, hi, samples, sizes)
+            distinct = distinct or pivots.shape[0] < 2
+            answers = self.layout.reduce(_interval_stats, self.q, self.s, blocks, lo, hi, pivots, self.eta,
+                                         self.seed, step, distinct)
+            if all(a[0] == "all" for a in answers):
+                return self._exact(answers, below, hi, S_hi)
+            count = np.zeros(pivots.shape[0], dtype=np.int64)
+            mass, sq, e = np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0])
+            sizes, samples = [], []
+            for a in answers:  # in block order: the same sums every run
+                if a[0] == "all":
+                    c, ma, s_q, ee = _values_stats(a[1], a[2], pivots, self.eta)
+                    sizes.append(a[1].shape[0])
+                    samples.append(a[1])
+                else:
+                    c, ma, s_q, ee = a[1:5]
+                    sizes.append(a[5])
+                    samples.append(a[6])
+                count += c
+                mass += ma
+                sq += s_q
+                e += ee
+            mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)[:-1]])
+            S = self._suffix(pivots, e, hi, S_hi)
+            passes = self._passes(mass_below, S)
+            first = int(np.argmax(passes)) if passes.any() else pivots.shape[0]
+            if first == 0:  # in the first step only (lo fails the test after it): tau = the smallest margin
+                return Threshold(float(lo), float(below[0]), float(below[1]), float(S[0]))
+            # The threshold lies in [pivots[first - 1], pivots[first]) (or up to hi).
+            below = below + np.array([mass[: first - 1].sum(), sq[: first - 1].sum()])
+            if first < pivots.shape[0]:
+                hi, S_hi = float(pivots[first]), float(S[first])
+            lo = float(pivots[first - 1])
+            # Ties: an interval that did not shrink by half is asked for its distinct values next.
+            distinct = distinct or int(count[first - 1]) * 2 > n_inside
+            n_inside = int(count[first - 1])
+        raise RuntimeError("distributed selection did not converge in 200 steps (NaN margins?)")
+
+    def _suffix(self, points: np.ndarray, e: np.ndarray, hi: float, S_hi: float) -> np.ndarray:
+        """``S`` at each point: its own and every later interval's sums, moved to the point."""
+        S = np.zeros(points.shape[0])
+        if self.eta is None:
+            return S
+        nxt_point, acc = hi, S_hi
+        for b in range(points.shape[0] - 1, -1, -1):
+            acc = e[b] + (acc * math.exp(-self.eta * (nxt_point - points[b])) if acc else 0.0)
+            S[b] = acc
+            nxt_point = points[b]
+        return S
+
+    def _exact(self, answers, below, hi, S_hi) -> Threshold:
+        """The threshold among the margins of the interval, all here with their weights."""
+        values = np.concatenate([a[1] for a in answers])
+        masses = np.concatenate([a[2] for a in answers])
+        order = np.argsort(values, kind="stable")
+        values, masses = values[order], masses[order]
+        distinct, start = np.unique(values, return_index=True)
+        mass = np.add.reduceat(masses, start) if values.shape[0] else np.zeros(0)
+        sq = np.add.reduceat(masses * values, start) if values.shape[0] else np.zeros(0)
+        mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)[:-1]])
+        sq_below = below[1] + np.concatenate([[0.0], np.cumsum(sq)[:-1]])
+        S = self._suffix(distinct, mass, hi, S_hi)  # each distinct value its own point: exp(0) = 1
+        passes = self._passes(mass_below, S)
+        if self.eta is None:  # the margin of rank nu: the last value whose mass below is < nu
+            j = (int(np.argmax(passes)) if passes.any() else distinct.shape[0]) - 1
+            if j < 0:
+                raise RuntimeError("soft margin selection lost its interval")
+            return Threshold(float(distinct[j]), float(mass_below[j]), float(sq_below[j]), 0.0)
+        if passes.any():
+            j = int(np.argmax(passes))
+            return Threshold(float(distinct[j]), float(mass_below[j]), float(sq_below[j]), float(S[j]))
+        total_mass, total_sq = below[0] + mass.sum(), below[1] + sq.sum()
+        if np.isinf(hi):  # every example capped (nu = m)
+            return Threshold(np.inf, float(total_mass), float(total_sq), 0.0)
+        return Threshold(float(hi), float(total_mass), float(total_sq), float(S_hi))
+
+
+def _pivots(lo: float, hi: float, samples: list, sizes: list) -> np.ndarray:
+    """Up to :data:`N_PIVOTS` margin values in ``[lo, hi)``, ``lo`` first: quantiles of the
+    samples, each block's sample counted by the margins it stands for."""
+    values, weights = [], []
+    for sample, size in zip(samples, sizes):
+        inside = sample[(sample >= lo) & (sample < hi)]
+        if inside.shape[0]:
+            values.append(inside)
+            weights.append(np.full(inside.shape[0], size / max(sample.shape[0], 1)))
+    if not values:
+        return np.array([lo])
+    v, w = np.concatenate(values), np.concatenate(weights)
+    order = np.argsort(v, kind="stable")
+    v, cw = v[order], np.cumsum(w[order])
+    picks = np.searchsorted(cw, cw[-1] * np.arange(1, N_PIVOTS) / N_PIVOTS)
+    return np.unique(np.concatenate([[lo], v[np.minimum(picks, v.shape[0] - 1)]]))
+
+
+def _kl_block(q, s, tau: float, scale: float, nu: float, eta: float, delta=None):
+    """A block of ``d`` (module docstring) and, with ``delta``, its line-search sums."""
+    cap = 1.0 / nu
+    if np.isinf(tau):
+        d = np.full(q.shape[0], cap) if s is None else s * cap
+    else:
+        free = q >= tau
+        d = np.empty(q.shape[0])
+        d[~free] = cap if s is None else s[~free] * cap
+        terms = scale * np.exp(-eta * (q[free] - tau))
+        d[free] = terms if s is None else s[free] * terms
+    if delta is None:
+        return d, None
+    caps = np.empty(0) if s is None else s * cap
+    return d, slope_curvature_sums(d, delta, cap, caps, s is not None)
+
+
+def _first(pair):
+    return pair[0]
+
+
+def _second(pair):
+    return pair[1]
+
+
+def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowVector | None = None,
+                              delta: RowVector | None = None):
+    """``(d, value, sums)`` as :func:`marginboost.core.projections.kl_projection_and_value`, for
+    margins on the workers: ``d`` a :class:`RowVector`, ``value`` the smoothed soft margin,
+    ``sums = (slope, sq, lin, mass)`` along ``delta`` (None without it), each summed per block
+    in example order and over blocks in order."""
+    m = q.layout.m
+    found = _Search(q, weights, nu, eta).run()
+    # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
+    F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
+    scale = F / found.S if found.S > 0.0 else 0.0
+    pairs = q.layout.submit(_kl_block, q, weights, found.tau, scale, nu, eta, delta)
+    d = RowVector(q.layout, [q.layout.client.submit(_first, p, pure=False) for p in pairs])
+    if F <= 0.0:
+        value = found.sq / nu + math.log(m / nu) / eta
+    else:
+        value = found.sq / nu + ((1.0 - F) * math.log(m / nu) + F * (math.log(F) + math.log(m) - math.log(found.S)
+                                                                     + eta * found.tau)) / eta
+    sums = None
+    if delta is not None:
+        parts = q.layout.client.gather([q.layout.client.submit(_second, p, pure=False) for p in pairs])
+        sums = tuple(float(sum(part[i] for part in parts)) for i in range(4))
+    return d, value, sums
+
+
+def distributed_soft_margin(q: RowVector, nu: float, weights: RowVector | None = None) -> float:
+    """The mean of the ``nu`` smallest margins, example i counting ``weights[i]`` times, as
+    :func:`marginboost.soft_margin.objectives.soft_margin`."""
+    found = _Search(q, weights, nu, None).run()
+    return float((found.sq + (nu - found.mass) * found.tau) / nu)
