@@ -16,10 +16,18 @@ the same cells for every method). For each set, ``--repeats`` stratified 70/30 s
 
 The table gives each method's mean test error with its standard error over the repeats, and the
 mean fit time. The issue's target: native handling no worse than the workaround by more than one
-standard error on any set. A method that refuses its input (e.g. the booster before it handled
-NaN or categories) is listed as refused, with the error's first line.
+standard error on any set. Both are fitted on the same splits, so the verdict compares them
+pairwise: per split the difference ``native - workaround`` of the test errors, its mean ``D`` and
+the standard error of that mean ``SE(D)`` (sample standard deviation of the differences over
+sqrt(repeats)); a row is 'ok' when ``D <= SE(D)``, 'WORSE' otherwise. The per-method standard
+errors, which also carry the split-to-split variation both methods share, stay in the table. A
+method that refuses its input (e.g. the booster before it handled NaN or categories) is listed as
+refused, with the error's first line.
 
-    python benchmarks/tabular.py --repeats 5 --out benchmarks/results/tabular.md
+    python benchmarks/tabular.py --repeats 10 --repeats-for ring=5 twonorm=5 --out benchmarks/results/tabular.md
+
+``--sets``, ``--missing`` and ``--boosters`` restrict the rows, ``--no-reference`` leaves out
+HistGradientBoosting and LightGBM.
 """
 from __future__ import annotations
 
@@ -98,12 +106,15 @@ def as_strings(X: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def methods():
+def methods(boosters=tuple(BOOSTERS), reference: bool = True):
     """``(name, make, prepare)``: the estimator and what it is fed."""
     out = []
-    for name, make in BOOSTERS.items():
+    for name in boosters:
+        make = BOOSTERS[name]
         out.append((f"{name} native", make, lambda X: X))
         out.append((f"{name} workaround", lambda make=make: workaround(make()), as_strings))
+    if not reference:
+        return out
     out.append(("HistGradientBoosting native", lambda: HistGradientBoostingClassifier(
         categorical_features="from_dtype", random_state=0), lambda X: X))
     try:
@@ -114,15 +125,16 @@ def methods():
     return out
 
 
-def run(sets, missing, repeats: int) -> list[dict]:
+def run(sets, missing, repeats, boosters=tuple(BOOSTERS), reference: bool = True) -> list[dict]:
+    """One row per set, missing rate and method; ``repeats[name]`` splits for set ``name``."""
     rows = []
     for name in sets:
         X_full, y = load(name)
         for fraction in missing:
             X = remove_values(X_full, fraction, seed=1)
-            for method, make, prepare in methods():
+            for method, make, prepare in methods(boosters, reference):
                 errors, seconds, refused = [], [], None
-                for repeat in range(repeats):
+                for repeat in range(repeats[name]):
                     X_tr, X_te, y_tr, y_te = train_test_split(prepare(X), y, test_size=0.3, stratify=y,
                                                               random_state=repeat)
                     est = make()
@@ -136,7 +148,7 @@ def run(sets, missing, repeats: int) -> list[dict]:
                     except (TypeError, ValueError) as exc:
                         refused = str(exc).splitlines()[0][:90]
                         break
-                row = {"set": name, "missing": fraction, "method": method, "refused": refused}
+                row = {"set": name, "missing": fraction, "method": method, "refused": refused, "errors": errors}
                 if refused is None:
                     row.update(error=float(np.mean(errors)), se=float(np.std(errors, ddof=1) / np.sqrt(len(errors)))
                                if len(errors) > 1 else 0.0, seconds=float(np.mean(seconds)))
@@ -152,22 +164,31 @@ def _line(row: dict) -> str:
             f"| {row['seconds']:.2f} |")
 
 
+def paired(native: list[float], workaround: list[float]) -> tuple[float, float]:
+    """``(D, SE(D))``: the mean over the splits of ``native - workaround`` and its standard error."""
+    diff = np.asarray(native) - np.asarray(workaround)
+    se = float(np.std(diff, ddof=1) / np.sqrt(diff.size)) if diff.size > 1 else 0.0
+    return float(diff.mean()), se
+
+
 def verdicts(rows: list[dict]) -> list[str]:
-    """Native against workaround per booster, set and missing rate: 'ok' when the native error is
-    at most the workaround's plus one standard error (the larger of the two)."""
-    out = []
+    """Native against workaround per booster, set and missing rate, on the same splits: 'ok' when
+    the mean difference ``D`` of the test errors (native - workaround) is at most its standard
+    error ``SE(D)``, a markdown table."""
+    out = ["| set | missing | booster | native | workaround | D = native - workaround | SE(D) | verdict |",
+           "|---|---|---|---|---|---|---|---|"]
     index = {(r["set"], r["missing"], r["method"]): r for r in rows}
     for (name, fraction, method), row in index.items():
         if not method.endswith(" native") or method.split()[0] not in BOOSTERS:
             continue
+        booster = method.split()[0]
         other = index.get((name, fraction, method.replace("native", "workaround")))
         if row["refused"] is not None or other is None or other["refused"] is not None:
-            out.append(f"- {name}, {fraction:.0%} missing, {method.split()[0]}: not comparable (refused)")
+            out.append(f"| {name} | {fraction:.0%} | {booster} | | | | | not comparable (refused) |")
             continue
-        margin = max(row["se"], other["se"])
-        ok = row["error"] <= other["error"] + margin
-        out.append(f"- {name}, {fraction:.0%} missing, {method.split()[0]}: native {row['error']:.4f} vs workaround "
-                   f"{other['error']:.4f} (1 SE {margin:.4f}): {'ok' if ok else 'WORSE'}")
+        D, se = paired(row["errors"], other["errors"])
+        out.append(f"| {name} | {fraction:.0%} | {booster} | {row['error']:.4f} | {other['error']:.4f} | {D:+.4f} "
+                   f"| {se:.4f} | {'ok' if D <= se else '**WORSE**'} |")
     return out
 
 
@@ -175,22 +196,34 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS))
     parser.add_argument("--missing", nargs="+", type=float, default=list(MISSING))
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--boosters", nargs="+", default=list(BOOSTERS), choices=list(BOOSTERS))
+    parser.add_argument("--no-reference", action="store_true", help="leave out HistGradientBoosting and LightGBM")
+    parser.add_argument("--repeats", type=int, default=10, help="splits per set (default 10)")
+    parser.add_argument("--repeats-for", nargs="+", default=[], metavar="SET=N",
+                        help="splits for the sets named, e.g. ring=5 (the slow ones)")
     parser.add_argument("--out", default=None, help="write the markdown table here (else stdout)")
     args = parser.parse_args(argv)
-    rows = run(args.sets, args.missing, args.repeats)
+    repeats = {name: args.repeats for name in args.sets}
+    for item in args.repeats_for:
+        name, _, n = item.partition("=")
+        if name not in repeats or not n.isdigit() or int(n) < 2:
+            parser.error(f"--repeats-for takes SET=N with SET among --sets and N >= 2, got {item!r}")
+        repeats[name] = int(n)
+    rows = run(args.sets, args.missing, repeats, args.boosters, not args.no_reference)
+    counts = ", ".join(f"{name} {n}" for name, n in repeats.items())
     lines = [
         "# Tabular data: native categories and missing values against the workaround",
         "",
         f"Command: `python benchmarks/{' '.join(shlex.quote(a) for a in ['tabular.py', *sys.argv[1:]])}`",
         f"marginboost {marginboost.__version__}, Python {platform.python_version()}, {platform.machine()}, "
-        f"{args.repeats} stratified 70/30 splits per row (test error mean and standard error, mean fit seconds).",
+        f"stratified 70/30 splits per row ({counts}; test error mean and standard error, mean fit seconds).",
         "",
         "| set | missing | method | test error | SE | fit s |",
         "|---|---|---|---|---|---|",
         *(_line(r) for r in rows),
         "",
-        "Native against workaround (target: no worse by more than one standard error):",
+        "Native against workaround on the same splits (target: no worse by more than one standard error; "
+        "'ok' when the mean paired difference D is at most its standard error SE(D)):",
         "",
         *verdicts(rows),
         "",
