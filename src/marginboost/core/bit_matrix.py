@@ -200,6 +200,18 @@ class BitMarginMatrix:
             raise ValueError(f"u must hold only -1 and +1, got {given[added].item()!r} at index {added}")
         return added
 
+    @classmethod
+    def from_signs(cls, U: np.ndarray) -> "BitMarginMatrix":
+        """A bit matrix holding the +-1 columns of ``U`` (m, t) in order, duplicates kept (as
+        :meth:`MarginMatrix.from_array`; no index of them is kept, for a matrix only read)."""
+        matrix = cls(U.shape[0])
+        for j in range(U.shape[1]):
+            matrix._index = {}  # a duplicate is stored again, not merged
+            if not isinstance(matrix.try_add(U[:, j]), tuple):
+                raise ValueError(f"column {j} of U holds something other than -1 and +1")
+        matrix._index = {}
+        return matrix
+
     def try_add(self, u):
         """:meth:`add`, but where ``u`` (of shape ``(m,)``) holds something other than -1 and +1,
         the index of the first such entry (or 0 for a dtype that is not numeric), the matrix

@@ -30,16 +30,18 @@ from marginboost.dask.margin_matrix import DistributedMarginMatrix
 from marginboost.dask.objectives import DistributedSmoothedSoftMargin
 from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.parameters import resolve_nu
-from marginboost.estimators.soft_margin import CERLPBoostClassifier, MLPBoostClassifier
+from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier
 from marginboost.soft_margin.fw_rules import FW_RULES, resolve_fw_rule
 from marginboost.soft_margin.objectives import entropy_eta
 from marginboost.soft_margin.scheme import SoftMarginLoop
+from marginboost.soft_margin.secondary import resolve_secondary
 from marginboost.weak_learners.histogram import HistogramStumpOracle, HistogramTreeOracle, check_max_depth
 
-__all__ = ["DaskCERLPBoostClassifier", "DaskMLPBoostClassifier"]
+__all__ = ["DaskCERLPBoostClassifier", "DaskERLPBoostClassifier", "DaskMLPBoostClassifier"]
 
-# The secondary rules a cluster fit runs: those whose work is sums over examples.
-DASK_SECONDARY = ("none",)
+# The secondary rules a cluster fit runs: those whose work is sums over examples (the LP rule's
+# LP has a row per example).
+DASK_SECONDARY = ("newton", "entropy", "none")
 DASK_WEAK_LEARNERS = ("hist_tree", "hist_stump")
 
 
@@ -113,11 +115,11 @@ class _DaskSoftMarginMixin:
             oracle = HistogramStumpOracle(data.sample, data.bins, data.y)
         objective = DistributedSmoothedSoftMargin(self.nu_, self.eta_, weights, data.layout)
         assembly = self._assembly()
-        secondary = assembly.secondary if assembly.secondary is not None else "none"
-        if secondary not in DASK_SECONDARY:
-            raise ValueError(f"{type(self).__name__}: secondary={secondary!r} is not run on a cluster yet; the ones "
-                             f"that are: {list(DASK_SECONDARY)}")
-        return SoftMarginLoop(oracle, data.y, objective, self.eps, resolve_fw_rule(assembly.step), None, objective,
+        secondary = resolve_secondary(assembly.secondary)
+        if secondary is not None:
+            secondary.start(m, self.nu_, objective, self.eps)
+        fw_rule = resolve_fw_rule(assembly.step) if assembly.step is not None else None
+        return SoftMarginLoop(oracle, data.y, objective, self.eps, fw_rule, secondary, objective,
                               matrix=DistributedMarginMatrix(data.layout))
 
     # -- the fitted model, lazily on dask input ---------------------------------------------------
@@ -170,8 +172,8 @@ class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
     """:class:`~marginboost.MLPBoostClassifier` fitted on a Dask cluster (module docstring).
 
     Parameters as :class:`~marginboost.MLPBoostClassifier`, but: ``weak_learner`` 'hist_tree'
-    (default) or 'hist_stump', with ``max_bins`` bins a feature; ``secondary`` 'none' (the
-    default here: the rules over all m rows are not run on a cluster yet); ``step`` any of
+    (default) or 'hist_stump', with ``max_bins`` bins a feature; ``secondary`` 'newton' (the
+    default here), 'entropy' or 'none' (not 'lp': its LP has a row per example); ``step`` any of
     'short_step', 'classic', 'line_search', 'pairwise'; ``client``: the Dask client (default:
     the current one).
     """
@@ -183,7 +185,7 @@ class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False, step="short_step", secondary="none", categorical_features=None, max_bins=255,
+                 warm_start=False, step="short_step", secondary="newton", categorical_features=None, max_bins=255,
                  client=None):
         super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
                          max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
@@ -200,6 +202,24 @@ class DaskCERLPBoostClassifier(_DaskSoftMarginMixin, CERLPBoostClassifier):
 
     _local_class = CERLPBoostClassifier
     _parameter_constraints = _dask_constraints(CERLPBoostClassifier)
+
+    def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
+                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 warm_start=False, categorical_features=None, max_bins=255, client=None):
+        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
+                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
+                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+                         warm_start=warm_start, categorical_features=categorical_features)
+        self.max_bins = max_bins
+        self.client = client
+
+
+class DaskERLPBoostClassifier(_DaskSoftMarginMixin, ERLPBoostClassifier):
+    """:class:`~marginboost.ERLPBoostClassifier` (the entropy-regularised master each round) fitted
+    on a Dask cluster (module docstring); parameters as there, plus ``max_bins`` and ``client``."""
+
+    _local_class = ERLPBoostClassifier
+    _parameter_constraints = _dask_constraints(ERLPBoostClassifier)
 
     def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
