@@ -1,4 +1,10 @@
 """Fits on a Dask cluster with the data and every per-example vector on the workers.
 
-Needs ``pip install 'marginboost[dask]'``.
+``from marginboost.dask import DaskMLPBoostClassifier``: the estimators of
+:mod:`marginboost.dask.estimators`, which need ``pip install 'marginboost[dask]'``
+(``import marginboost`` itself does not load dask). The user guide's page "Fitting on a
+cluster" says what runs where.
 """
+from marginboost.dask.estimators import DaskCERLPBoostClassifier, DaskERLPBoostClassifier, DaskMLPBoostClassifier
+
+__all__ = ["DaskCERLPBoostClassifier", "DaskERLPBoostClassifier", "DaskMLPBoostClassifier"]

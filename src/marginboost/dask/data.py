@@ -28,7 +28,8 @@ from marginboost.dask.sample import WorkerSample
 from marginboost.weak_learners.binning import Bins, check_max_bins
 from marginboost.weak_learners.dask_histogram import distributed_sample
 
-__all__ = ["TrainingData", "as_dask_matrix", "is_dask_collection", "training_data"]
+__all__ = ["TrainingData", "as_dask_matrix", "data_token", "is_dask_collection", "pm_labels", "rows_like",
+           "training_data"]
 
 
 def is_dask_collection(x) -> bool:
@@ -90,7 +91,7 @@ def as_dask_matrix(X, name: str = "X") -> tuple[da.Array, np.ndarray | None]:
     return X, names
 
 
-def _as_rows(v, X: da.Array, name: str) -> da.Array:
+def rows_like(v, X: da.Array, name: str) -> da.Array:
     """A 1-d dask array partitioned as X's rows; ValueError naming ``name`` otherwise."""
     if not is_dask_collection(v):
         raise TypeError(f"{name} must be a dask array or series partitioned as X, got {type(v).__name__}")
@@ -126,15 +127,22 @@ def _check_weights(sw: da.Array) -> tuple[da.Array, int, float]:
     return sw > 0, int(n_positive), float(total)
 
 
-def _pm_labels(block, positive):
+def pm_labels(block, positive):
     return np.where(block == positive, 1.0, -1.0)
 
 
-def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255) -> TrainingData:
+def data_token(X, y, sample_weight, max_bins) -> str:
+    """What names the training data: the dask collections' names (their graphs' tokens) and the
+    bins asked for; the same collections, the same token (a warm start checks it)."""
+    names = [getattr(v, "name", None) if is_dask_collection(v) else id(v) for v in (X, y, sample_weight)]
+    return dask.base.tokenize(*names, max_bins)
+
+
+def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, token: str | None = None) -> TrainingData:
     """Check and bin the training data on the workers (module docstring)."""
+    token = data_token(X, y, sample_weight, max_bins) if token is None else token
     X, names = as_dask_matrix(X)
-    y = _as_rows(y, X, "y")
-    token = dask.base.tokenize(X.name, y.name, None if sample_weight is None else getattr(sample_weight, "name", None))
+    y = rows_like(y, X, "y")
     classes, has_inf = dask.compute(da.unique(y), da.isinf(X).any() if X.dtype.kind == "f" else False)
     classes = np.asarray(classes)
     if classes.dtype.kind == "f" and np.isnan(classes).any():
@@ -146,7 +154,7 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255) -> T
         raise ValueError("X contains infinity; missing values are NaN, other values must be finite")
     weights = None
     if sample_weight is not None:
-        sw = _as_rows(sample_weight, X, "sample_weight")
+        sw = rows_like(sample_weight, X, "sample_weight")
         keep, n_positive, total = _check_weights(sw)
         if n_positive < X.shape[0]:  # rows of weight 0 are left out, as in memory
             X, y, sw = X[keep], y[keep], sw[keep]
@@ -159,7 +167,7 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255) -> T
     layout = RowLayout(client, sample.bounds)
     codes = [futures_of(c)[0] for c in sample.codes]
     rows = (tuple(int(n) for n in np.diff(sample.bounds)),)
-    y_pm = y.map_blocks(_pm_labels, classes[1], dtype=np.float64).rechunk(rows)
+    y_pm = y.map_blocks(pm_labels, classes[1], dtype=np.float64).rechunk(rows)
     labels = RowVector(layout, _block_futures(client, y_pm))
     if sample_weight is not None:
         weights = RowVector(layout, _block_futures(client, weights_arr.rechunk(rows)))

@@ -25,9 +25,10 @@ import numpy as np
 from distributed import default_client
 
 from marginboost.core.rounds import Status
-from marginboost.dask.data import as_dask_matrix, is_dask_collection, training_data
+from marginboost.dask.data import as_dask_matrix, data_token, is_dask_collection, pm_labels, rows_like, training_data
 from marginboost.dask.margin_matrix import DistributedMarginMatrix
 from marginboost.dask.objectives import DistributedSmoothedSoftMargin
+from marginboost.estimators.base import EarlyStopping, weighted_vote
 from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.parameters import resolve_nu
 from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier
@@ -45,6 +46,33 @@ DASK_SECONDARY = ("newton", "entropy", "none")
 DASK_WEAK_LEARNERS = ("hist_tree", "hist_stump")
 
 
+def _correct_block(X, y_pm, hypotheses, weights, offset):
+    """How many rows of the block the vote classifies as their label ``y_pm`` (ties, f = 0, count as -1)."""
+    f = weighted_vote(hypotheses, weights, X, offset)
+    return int(np.count_nonzero(np.where(f > 0, 1.0, -1.0) == y_pm))
+
+
+class DaskEarlyStopping(EarlyStopping):
+    """:class:`~marginboost.estimators.base.EarlyStopping` on a held-out set kept on the workers:
+    each round every block of ``X_val`` counts the rows the current vote classifies correctly (one
+    round trip; the model, O(t), goes to the blocks), the client adds the counts: the accuracy."""
+
+    def __init__(self, client, X_val, y_pm_val, patience: int):
+        self.client, self.patience = client, patience
+        self.X_blocks = client.compute(list(X_val.to_delayed().ravel()))
+        self.y_blocks = client.compute(list(y_pm_val.to_delayed().ravel()))
+        self.n = int(X_val.shape[0])
+        self.best_score, self.best_round, self.scores = -np.inf, None, []
+
+    def _value(self, hypotheses, weights, offset) -> float:
+        used = np.flatnonzero(weights)
+        kept = [hypotheses[j] for j in used]
+        counts = self.client.gather([self.client.submit(_correct_block, xb, yb, kept, weights[used], offset,
+                                                        pure=False)
+                                     for xb, yb in zip(self.X_blocks, self.y_blocks)])
+        return float(sum(counts) / self.n)
+
+
 def _decision_block(block, model):
     return model.decision_function(block)
 
@@ -55,6 +83,28 @@ def _proba_block(block, model):
 
 def _predict_block(block, model):
     return model.predict(block)
+
+
+class DistributedSoftMarginLoop(SoftMarginLoop):
+    """:class:`~marginboost.soft_margin.scheme.SoftMarginLoop` whose margins and distribution are
+    recomputed from the model every ``REFRESH`` rounds: ``q = U w`` from the columns, ``d`` its
+    projection. Each vector on the workers is a task of the vectors it came from, and Dask keeps
+    that lineage while the vector lives, to recompute it where a worker is lost: updated in place
+    round after round (``q + lam delta``), the margins would carry every round's tasks back to the
+    first. Recomputed, their lineage is the columns', which is X's (each column a tree's
+    predictions on the codes), so the scheduler's graph stays O(t) and a lost partition is
+    recomputed from X and the committed model: the fit goes on to the same model. (The recomputed
+    margins equal the updated ones up to rounding; the model is the same to about 1e-15.)"""
+
+    REFRESH = 16
+
+    def step(self, state, round_):
+        out = super().step(state, round_)
+        if out.state is not None and out.stop is None and round_ % self.REFRESH == 0:
+            w, _, value, _, best_edge = out.state
+            q = self.matrix.matvec(w)
+            out.state = (w, q, value, self.objective.distribution(q), best_edge)
+        return out
 
 
 class _DaskSoftMarginMixin:
@@ -78,15 +128,24 @@ class _DaskSoftMarginMixin:
                              "first (distributed.Client), which becomes the default") from None
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Boost on dask ``(X, y)`` with the rows on the workers; ``sample_weight`` and the
-        ``eval_set`` of early stopping as in memory, as dask collections partitioned like X."""
+        """Boost on dask ``(X, y)`` with the rows on the workers; ``sample_weight`` (a dask array or
+        series partitioned like X) as in memory; ``eval_set = (X_val, y_val)``, dask collections
+        partitioned alike, the held-out rows of ``early_stopping`` (which on a cluster needs one:
+        no rows are split off X)."""
         self._validate_params()
-        if eval_set is not None or self.early_stopping:
-            raise ValueError(f"{type(self).__name__}: early stopping on a cluster is not offered yet; fit without "
-                             "early_stopping and eval_set")
+        if self.early_stopping and eval_set is None:
+            raise ValueError(f"{type(self).__name__}: early_stopping on a cluster needs eval_set=(X_val, y_val), dask "
+                             "collections of held-out rows (validation_fraction would split X's partitions)")
         client = self._client()
         with client.as_current():
-            data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins)
+            previous = getattr(self, "_fit_result", None) if self.warm_start else None
+            token = data_token(X, y, sample_weight, self.max_bins)
+            if previous is not None and previous[1] == token:
+                data = self._training_data  # a warm start on the same collections: binned already
+            else:
+                data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token)
+            self._training_data = data if self.warm_start else None
+            self._dask_eval_set = self._eval_data(client, data, eval_set)
             self.classes_ = data.classes
             self.n_features_in_ = data.n_features
             if data.feature_names is not None:
@@ -105,6 +164,28 @@ class _DaskSoftMarginMixin:
     def _data_fingerprint(self, X, y, weights) -> str:
         return X.token
 
+    def _eval_data(self, client, data, eval_set):
+        if eval_set is None or not self.early_stopping:
+            return None
+        try:
+            X_val, y_val = eval_set
+        except (TypeError, ValueError):
+            raise ValueError("eval_set must be a pair (X_val, y_val)") from None
+        X_val, _ = as_dask_matrix(X_val, "eval_set X_val")
+        if X_val.shape[1] != data.n_features:
+            raise ValueError(f"eval_set: X_val has {X_val.shape[1]} features, X has {data.n_features}")
+        y_val = rows_like(y_val, X_val, "eval_set y_val")
+        unknown = np.setdiff1d(np.asarray(da.unique(y_val).compute()), data.classes)
+        if unknown.size:
+            raise ValueError(f"eval_set: y_val holds labels not in the training labels: {unknown.tolist()[:10]}")
+        return X_val, y_val.map_blocks(pm_labels, data.classes[1], dtype=np.float64)
+
+    def _split_validation(self, X, y, weights, eval_set):
+        if self._dask_eval_set is None:
+            return X, y, weights, None
+        X_val, y_pm_val = self._dask_eval_set
+        return X, y, weights, DaskEarlyStopping(self._client(), X_val, y_pm_val, self.n_iter_no_change)
+
     def _make_loop(self, data, y_pm, weights):
         m = data.m
         self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
@@ -119,8 +200,8 @@ class _DaskSoftMarginMixin:
         if secondary is not None:
             secondary.start(m, self.nu_, objective, self.eps)
         fw_rule = resolve_fw_rule(assembly.step) if assembly.step is not None else None
-        return SoftMarginLoop(oracle, data.y, objective, self.eps, fw_rule, secondary, objective,
-                              matrix=DistributedMarginMatrix(data.layout))
+        return DistributedSoftMarginLoop(oracle, data.y, objective, self.eps, fw_rule, secondary, objective,
+                                         matrix=DistributedMarginMatrix(data.layout))
 
     # -- the fitted model, lazily on dask input ---------------------------------------------------
 

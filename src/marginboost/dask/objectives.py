@@ -17,7 +17,7 @@ import numpy as np
 
 from marginboost.core.projections import slope_curvature_sums
 from marginboost.dask.rows import RowVector
-from marginboost.dask.selection import distributed_kl_projection, distributed_soft_margin
+from marginboost.dask.selection import SearchHint, distributed_kl_projection, distributed_soft_margin
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
 
 __all__ = ["DistributedSmoothedSoftMargin", "DistributedSoftMargin"]
@@ -71,9 +71,10 @@ class DistributedSmoothedSoftMargin(SmoothedSoftMargin):
     def __init__(self, nu: float, eta: float, weights: RowVector | None, layout):
         super().__init__(nu, eta, weights)
         self.layout = layout
+        self._hint = SearchHint()
 
     def distribution(self, q: RowVector) -> RowVector:
-        d, value, _ = distributed_kl_projection(q, self.nu, self.eta, self.weights)
+        d, value, _ = distributed_kl_projection(q, self.nu, self.eta, self.weights, hint=self._hint)
         self._known = (q, d, value)
         return d
 
@@ -91,7 +92,7 @@ class DistributedSmoothedSoftMargin(SmoothedSoftMargin):
 
     def distribution_along(self, q: RowVector, lam: float, delta: RowVector):
         q_lam = q.layout.vector(_axpy, q, lam, delta)
-        d_lam, value, sums = distributed_kl_projection(q_lam, self.nu, self.eta, self.weights, delta)
+        d_lam, value, sums = distributed_kl_projection(q_lam, self.nu, self.eta, self.weights, delta, self._hint)
         self._known = (q_lam, d_lam, value)
         return (q_lam, d_lam) + self._slope_curvature(sums)
 

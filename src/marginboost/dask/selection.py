@@ -47,12 +47,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from marginboost.core.projections import slope_curvature_sums
+from marginboost.dask._selection import interval_sums
 from marginboost.dask.rows import PerBlock, RowVector
 
-__all__ = ["distributed_kl_projection", "distributed_soft_margin"]
+__all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
 
-N_PIVOTS = 64  # pivots a step: the interval shrinks about this many times
-SAMPLE = 4096  # margins a block samples a step; a block with at most this many sends them all
+N_PIVOTS = 256  # pivots a step: the interval shrinks about this many times
+SAMPLE = 8192  # margins a block samples a step; a block with at most this many sends them all
 
 
 def _ones_or(s, n):
@@ -71,7 +72,7 @@ def _sample(values, block: int, seed: int, step: int):
     if values.shape[0] <= SAMPLE:
         return values.copy()
     rng = np.random.default_rng([seed, step, block])
-    return values[rng.choice(values.shape[0], SAMPLE, replace=False)]
+    return values[rng.integers(0, values.shape[0], SAMPLE)]  # (with replacement: no O(n) permutation)
 
 
 def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, eta: float | None, seed: int,
@@ -79,13 +80,12 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
     distinct values, each with its summed weight); else ``('stats', count, mass, sum s q, sum s
-    exp(-eta (q - pivot)), n, sample)`` per interval ``[pivots[b], pivots[b+1])`` (``pivots[0] ==
+    exp(-eta (q - pivot)), n, sample)`` per interval ``[pivots[b], pivots[b+1])`` (``pivots[0] <=
     lo``, the last up to ``hi``), the sample drawn from its margins, or with ``distinct`` from its
     distinct margins (many ties: a sample of examples may show one value only, and the pivots
-    would not split the interval)."""
-    inside = (q >= lo) & (q < hi)
-    qa = q[inside]
-    sa = None if s is None else s[inside]
+    would not split the interval). One compiled pass (:func:`._selection.interval_sums`)."""
+    qa, sa, count, mass, sq, e, top = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta,
+                                                     eta is not None)
     if qa.shape[0] <= SAMPLE:
         return "all", qa, _ones_or(sa, qa.shape[0])
     pool = qa
@@ -94,8 +94,7 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
         if values.shape[0] <= 8 * SAMPLE:
             return "all", values, np.bincount(inverse, weights=sa, minlength=values.shape[0]).astype(np.float64)
         pool = values
-    count, mass, sq, e = _values_stats(qa, _ones_or(sa, qa.shape[0]), pivots, eta)
-    return "stats", count, mass, sq, e, pool.shape[0], _sample(pool, block, seed, step)
+    return "stats", count, mass, sq, e, pool.shape[0], _sample(pool, block, seed, step), top
 
 
 def _values_stats(values, masses, pivots, eta):
@@ -110,7 +109,21 @@ def _values_stats(values, masses, pivots, eta):
         e = np.zeros(width)
     else:
         e = np.bincount(b, weights=masses * np.exp(-eta * (values - pivots[b])), minlength=width)
-    return count, mass, sq, e
+    top = np.full(width, -np.inf)
+    np.maximum.at(top, b, values)
+    return count, mass, sq, e, top
+
+
+class SearchHint:
+    """Pivots that a projection starts from (the quantiles of its first step, kept for the next
+    projection: the margins of consecutive rounds and line-search points are close, so they still
+    cut them finely); None until a search has run. They need not be margins of the new ``q``: the
+    projection's test passes at any real ``tau`` above a margin where it passes, and a threshold
+    between two margins caps the same examples as the margin above it, so the answer is a capped
+    set, found the same with any pivots."""
+
+    def __init__(self):
+        self.pivots = None
 
 
 @dataclass
@@ -129,8 +142,9 @@ class _Search:
     """The distributed selection of the module docstring, for the projection's test (``eta``
     given) or the soft margin's (``eta=None``)."""
 
-    def __init__(self, q: RowVector, s: RowVector | None, nu: float, eta: float | None, seed: int = 0):
-        self.q, self.s, self.nu, self.eta, self.seed = q, s, float(nu), eta, seed
+    def __init__(self, q: RowVector, s: RowVector | None, nu: float, eta: float | None, seed: int = 0,
+                 hint: "SearchHint | None" = None):
+        self.q, self.s, self.nu, self.eta, self.seed, self.hint = q, s, float(nu), eta, seed, hint
         self.layout = q.layout
 
     def _passes(self, mass_below: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -140,17 +154,24 @@ class _Search:
 
     def run(self) -> Threshold:
         blocks = PerBlock(range(self.layout.n_parts))
-        looks = self.layout.reduce(_first_look, self.q, self.s, blocks, self.seed)
         below = np.zeros(2)  # M and sum s q of the margins < lo
         S_hi = 0.0  # S(hi), relative to hi
-        if all(look[0] == "all" for look in looks):  # few margins: all of them are here
-            return self._exact(looks, below, np.inf, S_hi)
-        lo, hi = min(look[1] if look[0] == "look" else np.min(look[1], initial=np.inf) for look in looks), np.inf
-        sizes = [look[2] if look[0] == "look" else look[1].shape[0] for look in looks]
-        samples = [look[3] if look[0] == "look" else look[1] for look in looks]
+        hinted = self.hint is not None and self.hint.pivots is not None
+        if hinted:  # the last search's pivots: the first step needs no first look
+            lo, hi = -np.inf, np.inf
+        else:
+            looks = self.layout.reduce(_first_look, self.q, self.s, blocks, self.seed)
+            if all(look[0] == "all" for look in looks):  # few margins: all of them are here
+                return self._exact(looks, below, np.inf, S_hi)
+            lo, hi = min(look[1] if look[0] == "look" else np.min(look[1], initial=np.inf) for look in looks), np.inf
+            sizes = [look[2] if look[0] == "look" else look[1].shape[0] for look in looks]
+            samples = [look[3] if look[0] == "look" else look[1] for look in looks]
         n_inside, distinct = self.layout.m, False
         for step in range(1, 200):
-            pivots = _pivots(lo, hi, samples, sizes)
+            if hinted and step == 1:
+                pivots = np.concatenate([[-np.inf], self.hint.pivots])
+            else:
+                pivots = _pivots(lo, hi, samples, sizes)
             distinct = distinct or pivots.shape[0] < 2
             answers = self.layout.reduce(_interval_stats, self.q, self.s, blocks, lo, hi, pivots, self.eta,
                                          self.seed, step, distinct)
@@ -158,26 +179,35 @@ class _Search:
                 return self._exact(answers, below, hi, S_hi)
             count = np.zeros(pivots.shape[0], dtype=np.int64)
             mass, sq, e = np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0])
+            top = np.full(pivots.shape[0], -np.inf)
             sizes, samples = [], []
             for a in answers:  # in block order: the same sums every run
                 if a[0] == "all":
-                    c, ma, s_q, ee = _values_stats(a[1], a[2], pivots, self.eta)
+                    c, ma, s_q, ee, tp = _values_stats(a[1], a[2], pivots, self.eta)
                     sizes.append(a[1].shape[0])
                     samples.append(a[1])
                 else:
                     c, ma, s_q, ee = a[1:5]
+                    tp = a[7]
                     sizes.append(a[5])
                     samples.append(a[6])
                 count += c
                 mass += ma
                 sq += s_q
                 e += ee
+                top = np.maximum(top, tp)
+            if step == 1 and self.hint is not None:  # the samples are of all margins: the next search's pivots
+                fresh = _pivots(-np.inf, np.inf, samples, sizes)[1:]
+                self.hint.pivots = fresh if fresh.shape[0] else None
             mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)[:-1]])
             S = self._suffix(pivots, e, hi, S_hi)
             passes = self._passes(mass_below, S)
             first = int(np.argmax(passes)) if passes.any() else pivots.shape[0]
             if first == 0:  # in the first step only (lo fails the test after it): tau = the smallest margin
                 return Threshold(float(lo), float(below[0]), float(below[1]), float(S[0]))
+            j = first - 1
+            if top[j] <= pivots[j]:  # [pivots[j], next) holds one margin value, pivots[j] (ties): decided
+                return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
             # The threshold lies in [pivots[first - 1], pivots[first]) (or up to hi).
             below = below + np.array([mass[: first - 1].sum(), sq[: first - 1].sum()])
             if first < pivots.shape[0]:
@@ -187,6 +217,21 @@ class _Search:
             distinct = distinct or int(count[first - 1]) * 2 > n_inside
             n_inside = int(count[first - 1])
         raise RuntimeError("distributed selection did not converge in 200 steps (NaN margins?)")
+
+    def _decided(self, pivots, first, mass, sq, S, below, hi, S_hi) -> Threshold:
+        """The answer when the interval before the first pivot that passes the test holds the
+        margin value ``pivots[first - 1]`` alone: the soft margin's rank-nu value is that one; the
+        projection's threshold is the next value, ``pivots[first]`` (or ``hi``)."""
+        mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)])
+        sq_below = below[1] + np.concatenate([[0.0], np.cumsum(sq)])
+        j = first - 1
+        if self.eta is None:
+            return Threshold(float(pivots[j]), float(mass_below[j]), float(sq_below[j]), 0.0)
+        if first < pivots.shape[0]:
+            return Threshold(float(pivots[first]), float(mass_below[first]), float(sq_below[first]), float(S[first]))
+        if np.isinf(hi):  # every example capped (nu = m)
+            return Threshold(np.inf, float(mass_below[-1]), float(sq_below[-1]), 0.0)
+        return Threshold(float(hi), float(mass_below[-1]), float(sq_below[-1]), float(S_hi))
 
     def _suffix(self, points: np.ndarray, e: np.ndarray, hi: float, S_hi: float) -> np.ndarray:
         """``S`` at each point: its own and every later interval's sums, moved to the point."""
@@ -271,13 +316,14 @@ def _second(pair):
 
 
 def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowVector | None = None,
-                              delta: RowVector | None = None):
+                              delta: RowVector | None = None, hint: SearchHint | None = None):
     """``(d, value, sums)`` as :func:`marginboost.core.projections.kl_projection_and_value`, for
     margins on the workers: ``d`` a :class:`RowVector`, ``value`` the smoothed soft margin,
     ``sums = (slope, sq, lin, mass)`` along ``delta`` (None without it), each summed per block
-    in example order and over blocks in order."""
+    in example order and over blocks in order. ``hint``: a :class:`SearchHint` kept from one
+    projection to the next (saves the search's first round trip)."""
     m = q.layout.m
-    found = _Search(q, weights, nu, eta).run()
+    found = _Search(q, weights, nu, eta, hint=hint).run()
     # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
     F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
     scale = F / found.S if found.S > 0.0 else 0.0
@@ -297,6 +343,7 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
 
 def distributed_soft_margin(q: RowVector, nu: float, weights: RowVector | None = None) -> float:
     """The mean of the ``nu`` smallest margins, example i counting ``weights[i]`` times, as
-    :func:`marginboost.soft_margin.objectives.soft_margin`."""
+    :func:`marginboost.soft_margin.objectives.soft_margin`. (No hint: its answer is a margin
+    value, so its pivots must be margins of this ``q``.)"""
     found = _Search(q, weights, nu, None).run()
     return float((found.sq + (nu - found.mass) * found.tau) / nu)

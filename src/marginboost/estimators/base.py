@@ -129,7 +129,18 @@ class EarlyStopping:
         model = record.ensemble()
         if model is None:
             raise ValueError("early_stopping needs a model that is a weighted vote of its hypotheses")
-        hypotheses, weights, offset = model
+        value = self._value(*model)
+        self.scores.append(value)
+        if value > self.best_score:  # a NaN score never improves
+            self.best_score, self.best_round = value, record.round
+        elif self.best_round is None:
+            self.best_round = record.round
+        elif record.round - self.best_round >= self.patience:
+            return Status.EARLY_STOPPING
+        return None
+
+    def _value(self, hypotheses, weights, offset) -> float:
+        """The score of the model ``offset + sum_j weights[j] h_j`` on the held-out rows."""
         n = len(weights)
         known = 0  # the cached columns still belong to the same hypotheses (a rollback may cut them)
         while known < min(n, len(self._hypotheses)) and self._hypotheses[known] is hypotheses[known]:
@@ -139,15 +150,7 @@ class EarlyStopping:
             self._outputs = np.column_stack([self._outputs[:, :known], new])
             self._hypotheses = list(hypotheses[:n])
         f = offset + self._outputs[:, :n] @ np.asarray(weights, dtype=np.float64)
-        value = float(self.score(self.y, f))
-        self.scores.append(value)
-        if value > self.best_score:  # a NaN score never improves
-            self.best_score, self.best_round = value, record.round
-        elif self.best_round is None:
-            self.best_round = record.round
-        elif record.round - self.best_round >= self.patience:
-            return Status.EARLY_STOPPING
-        return None
+        return float(self.score(self.y, f))
 
 
 def eval_pair(est, eval_set):

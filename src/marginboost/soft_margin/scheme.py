@@ -64,6 +64,10 @@ class SoftMarginLoop(RoundLoop):
     ``q = U w``, the objective there, the distribution the next round asks the weak learner
     with, and the smallest edge so far. The hypotheses and the margin matrix only grow; a
     round rolled back (Ctrl-C) is cut from them by the length of ``w``.
+
+    ``matrix``: the margin matrix to grow (default: a new
+    :class:`~marginboost.core.bit_matrix.GrowingMarginMatrix`); a fit on a cluster passes one whose
+    columns stay on the workers, with an objective over vectors kept there (:mod:`marginboost.dask`).
     """
 
     columns = LOOP_COLUMNS

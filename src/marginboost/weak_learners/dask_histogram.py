@@ -48,7 +48,9 @@ Scheduler: whatever Dask uses by default. On a cluster::
 ``MLPBoostClassifier(weak_learner=DaskHistogramTree()).fit(X, y)`` works too, but the
 estimators' input validation (scikit-learn's ``validate_data``) first computes a Dask X into one
 float64 numpy array on the client, which the learner then partitions again (``"auto"`` row
-chunks); so the data must fit on the client there.
+chunks); so the data must fit on the client there. For a fit with X, y and every per-example
+vector left on the workers, use the estimators of :mod:`marginboost.dask` (they bin with
+:func:`distributed_sample` and keep the codes in a :class:`marginboost.dask.sample.WorkerSample`).
 
 Locally, ``Client(processes=False, n_workers=2, threads_per_worker=1)`` (the kernels release the
 GIL) or ``dask.config.set(scheduler="synchronous")``. The workers run the serial kernels: Dask
