@@ -261,6 +261,8 @@ def test_bad_input_is_named(client):
         est.fit(da.from_array(X_inf, chunks=(200, 6)), yd)
     with pytest.raises(ValueError, match="sample_weight must be finite and >= 0"):
         est.fit(Xd, yd, sample_weight=da.from_array(-np.ones(600), chunks=200))
+    with pytest.raises(ValueError, match="categorical_features"):
+        DaskMLPBoostClassifier(categorical_features=[0], client=client).fit(Xd, yd)
     with pytest.raises(ValueError, match="secondary"):  # an LP over all m rows: not on a cluster
         DaskMLPBoostClassifier(secondary="lp", client=client).fit(Xd, yd)
 

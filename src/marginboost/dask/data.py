@@ -53,10 +53,12 @@ class TrainingData:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(m, p)``: rows kept for the fit and features."""
         return self.layout.m, self.n_features
 
     @property
     def m(self) -> int:
+        """The number of rows kept for the fit."""
         return self.layout.m
 
 
@@ -128,6 +130,7 @@ def _check_weights(sw: da.Array) -> tuple[da.Array, int, float]:
 
 
 def pm_labels(block, positive):
+    """A block of labels as the loop's {-1, +1}: +1 for the class ``positive``."""
     return np.where(block == positive, 1.0, -1.0)
 
 

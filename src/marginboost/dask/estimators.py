@@ -31,7 +31,8 @@ from marginboost.dask.objectives import DistributedSmoothedSoftMargin
 from marginboost.estimators.base import EarlyStopping, weighted_vote
 from marginboost.estimators.compat import Interval, StrOptions
 from marginboost.estimators.parameters import resolve_nu
-from marginboost.estimators.soft_margin import CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier
+from marginboost.estimators.soft_margin import (CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier,
+                                                _SoftMarginBoostClassifier)
 from marginboost.soft_margin.fw_rules import FW_RULES, resolve_fw_rule
 from marginboost.soft_margin.objectives import entropy_eta
 from marginboost.soft_margin.scheme import SoftMarginLoop
@@ -133,6 +134,10 @@ class _DaskSoftMarginMixin:
         partitioned alike, the held-out rows of ``early_stopping`` (which on a cluster needs one:
         no rows are split off X)."""
         self._validate_params()
+        if self.categorical_features is not None:
+            raise ValueError(f"{type(self).__name__}: categorical_features={self.categorical_features!r}, but a fit on a "
+                             "cluster takes numeric columns only (NaN for missing values): encode categories first "
+                             "and leave categorical_features=None")
         if self.early_stopping and eval_set is None:
             raise ValueError(f"{type(self).__name__}: early_stopping on a cluster needs eval_set=(X_val, y_val), dask "
                              "collections of held-out rows (validation_fraction would split X's partitions)")
@@ -152,13 +157,7 @@ class _DaskSoftMarginMixin:
                 self.feature_names_in_ = data.feature_names
             elif hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
-            result = self._fit_rounds(data, data.y, data.weights, None)
-            self._store_rounds(result)
-            self.weights_ = result.weights
-            self.margin_ = result.soft_margin
-            self.objective_ = result.objective
-            self.gap_ = result.gap
-            self.weights_path_ = result.weights_path
+            self._store_fit(self._fit_rounds(data, data.y, data.weights, None))
         return self
 
     def _data_fingerprint(self, X, y, weights) -> str:
@@ -277,6 +276,19 @@ class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
         self.client = client
 
 
+def _init_fixed_assembly(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
+                         verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                         warm_start=False, categorical_features=None, max_bins=255, client=None):
+    """``__init__`` of the Dask boosters whose assembly has no parameter (ERLPBoost, C-ERLPBoost):
+    the in-memory booster's parameters, ``max_bins`` and ``client``."""
+    _SoftMarginBoostClassifier.__init__(
+        self, nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter, max_time=max_time,
+        verbose=verbose, callbacks=callbacks, early_stopping=early_stopping, validation_fraction=validation_fraction,
+        n_iter_no_change=n_iter_no_change, warm_start=warm_start, categorical_features=categorical_features)
+    self.max_bins = max_bins
+    self.client = client
+
+
 class DaskCERLPBoostClassifier(_DaskSoftMarginMixin, CERLPBoostClassifier):
     """:class:`~marginboost.CERLPBoostClassifier` (Frank-Wolfe with the short step) fitted on a
     Dask cluster (module docstring); parameters as there, plus ``max_bins`` and ``client``."""
@@ -284,15 +296,7 @@ class DaskCERLPBoostClassifier(_DaskSoftMarginMixin, CERLPBoostClassifier):
     _local_class = CERLPBoostClassifier
     _parameter_constraints = _dask_constraints(CERLPBoostClassifier)
 
-    def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
-                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False, categorical_features=None, max_bins=255, client=None):
-        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
-                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
-                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
-                         warm_start=warm_start, categorical_features=categorical_features)
-        self.max_bins = max_bins
-        self.client = client
+    __init__ = _init_fixed_assembly
 
 
 class DaskERLPBoostClassifier(_DaskSoftMarginMixin, ERLPBoostClassifier):
@@ -302,12 +306,4 @@ class DaskERLPBoostClassifier(_DaskSoftMarginMixin, ERLPBoostClassifier):
     _local_class = ERLPBoostClassifier
     _parameter_constraints = _dask_constraints(ERLPBoostClassifier)
 
-    def __init__(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,
-                 verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 warm_start=False, categorical_features=None, max_bins=255, client=None):
-        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
-                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
-                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
-                         warm_start=warm_start, categorical_features=categorical_features)
-        self.max_bins = max_bins
-        self.client = client
+    __init__ = _init_fixed_assembly

@@ -62,14 +62,17 @@ class DistributedMarginMatrix:
 
     @property
     def n(self) -> int:
+        """The number of columns (distinct hypotheses)."""
         return len(self._columns)
 
     @property
     def m(self) -> int:
+        """The number of rows (examples)."""
         return self.layout.m
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(m, n)``."""
         return self.m, self.n
 
     def add(self, u: RowVector) -> tuple[int, bool]:
@@ -162,6 +165,7 @@ class DistributedMarginMatrix:
         return _face_hessian(local, c, np.arange(B.shape[1]), objective, np.inf, 0.0, None, single)
 
     def dense(self):
+        """Refused (TypeError): the columns stay on the workers."""
         raise TypeError("the margin matrix of a fit on a cluster lives on the workers: a dense copy would gather "
                         "m x t entries to the client")
 

@@ -109,6 +109,7 @@ class RowVector(ExampleVector):
 
     @property
     def shape(self) -> tuple[int]:
+        """``(m,)``."""
         return (self.layout.m,)
 
     def __len__(self) -> int:
@@ -170,6 +171,7 @@ class RowVector(ExampleVector):
         return _sum(self.layout.reduce(np.dot, self, other))
 
     def sum(self) -> float:
+        """The sum of the entries (block by block, then the blocks in order)."""
         return _sum(self.layout.reduce(np.sum, self))
 
     def max(self) -> float:
@@ -177,6 +179,7 @@ class RowVector(ExampleVector):
         return float(np.max(self.layout.reduce(_block_max, self)))
 
     def min(self) -> float:
+        """The smallest entry (NaN if any is NaN)."""
         return float(np.min(self.layout.reduce(_block_min, self)))
 
     def abs_max(self) -> float:
@@ -184,6 +187,7 @@ class RowVector(ExampleVector):
         return float(max(self.layout.reduce(_abs_max, self), default=0.0))
 
     def count_nonzero(self) -> int:
+        """The number of nonzero entries."""
         return int(sum(self.layout.reduce(np.count_nonzero, self)))
 
 

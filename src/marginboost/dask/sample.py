@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from marginboost.dask.rows import PerBlock, RowLayout, RowVector
+from marginboost.weak_learners.dask_histogram import summed_level_stats, summed_stump_stats
 from marginboost.weak_learners.histogram import (LevelStats, StumpStats, level_stats, stump_predictions, stump_stats,
                                                  tree_predictions)
 
@@ -41,34 +42,30 @@ class WorkerSample:
         self.layout, self.codes = layout, PerBlock(codes)
 
     def weights(self, w: RowVector) -> RowVector:
+        """``w`` as the stats methods take it: as it is (its blocks are the codes' partitions)."""
         return w
 
     def stump_stats(self, w: RowVector, width: int) -> StumpStats:
-        parts = self.layout.reduce(stump_stats, self.codes, w, width)
-        total, hist = parts[0]
-        for part in parts[1:]:
-            total, hist = total + part.total, hist + part.hist
-        return StumpStats(total, hist)
+        """The stump histograms of ``w`` (:func:`.histogram.stump_stats` per block, added here)."""
+        return summed_stump_stats(self.layout.reduce(stump_stats, self.codes, w, width))
 
     def level_stats(self, w: RowVector, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
+        """A tree level's node sums and histograms (:func:`.histogram.level_stats` per block, added
+        here); at the last level (no histograms) the examples' leaves, kept on the workers."""
         client = self.layout.client
         full = self.layout.submit(level_stats, self.codes, w, routing, n_nodes, width, with_hist)
         parts = client.gather([client.submit(_without_leaf, f, pure=False) for f in full])
         leaf = None if with_hist else RowVector(self.layout, [client.submit(_leaf, f, pure=False) for f in full])
-        total, mass, has_pos, has_neg, hist, counts, _ = parts[0]
-        for part in parts[1:]:
-            total, mass = total + part.total, mass + part.mass
-            has_pos, has_neg = has_pos | part.has_pos, has_neg | part.has_neg
-            if with_hist:
-                hist = hist + part.hist
-                counts = None if counts is None else counts + part.counts
-        return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
+        return summed_level_stats(parts, with_hist, leaf)
 
     def stump_predictions(self, feature: int, cut: int, sign: float, missing_code: int = -1) -> RowVector:
+        """A stump's training predictions, on the workers."""
         return self.layout.vector(stump_predictions, self.codes, feature, cut, sign, missing_code)
 
     def tree_predictions(self, routing, value) -> RowVector:
+        """A tree's training predictions (its routing from the root), on the workers."""
         return self.layout.vector(tree_predictions, self.codes, routing, value)
 
     def leaf_predictions(self, leaf: RowVector, value) -> RowVector:
+        """``value[leaf]`` on the workers: the predictions of examples whose leaves the last level kept."""
         return leaf.map(_take, np.asarray(value, dtype=np.float64))

@@ -170,17 +170,22 @@ class _SoftMarginBoostClassifier(BoostingEstimator, ModelFileMixin, WeightedVote
         X, y_index, weights = positive_weights(sample_weight, X, y_index, check=self._two_classes_left)
         y_pm = np.where(y_index == 1, 1.0, -1.0)
         result = self._fit_rounds(X, y_pm, weights, self._binary_eval_set(eval_set))
+        self._store_fit(result)
+        m = result.margins.shape[0]
+        ties = int(np.count_nonzero(result.margins == 0.0))  # decision exactly 0: a coin toss
+        if result.status == Status.CONVERGED and self.margin_ <= 0.0 and ties >= max(1, m // 10):
+            self._warn_degenerate(ties, m)
+        return self
+
+    def _store_fit(self, result) -> None:
+        """The fitted attributes of a fit's result (the rounds', the weights, the soft margin, the
+        objective and its gap)."""
         self._store_rounds(result)
         self.weights_ = result.weights
         self.margin_ = result.soft_margin
         self.objective_ = result.objective
         self.gap_ = result.gap
         self.weights_path_ = result.weights_path
-        m = result.margins.shape[0]
-        ties = int(np.count_nonzero(result.margins == 0.0))  # decision exactly 0: a coin toss
-        if result.status == Status.CONVERGED and self.margin_ <= 0.0 and ties >= max(1, m // 10):
-            self._warn_degenerate(ties, m)
-        return self
 
     def _unfinished_detail(self, result) -> str:
         return f" (gap {result.gap:.3g} > tolerance; or raise eps)"

@@ -129,23 +129,12 @@ class DaskSample:
         return list(dask.compute(*[dask.delayed(func)(c, wk, *args) for c, wk in zip(self.codes, w)]))
 
     def stump_stats(self, w, width: int) -> StumpStats:
-        parts = self._map(stump_stats, w, width)
-        total, hist = parts[0]
-        for part in parts[1:]:
-            total, hist = total + part.total, hist + part.hist
-        return StumpStats(total, hist)
+        return summed_stump_stats(self._map(stump_stats, w, width))
 
     def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
         parts = self._map(level_stats, w, routing, n_nodes, width, with_hist)
-        total, mass, has_pos, has_neg, hist, counts, _ = parts[0]
-        for part in parts[1:]:
-            total, mass = total + part.total, mass + part.mass
-            has_pos, has_neg = has_pos | part.has_pos, has_neg | part.has_neg
-            if with_hist:
-                hist = hist + part.hist
-                counts = None if counts is None else counts + part.counts
         leaf = None if with_hist else np.concatenate([part.leaf for part in parts])
-        return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
+        return summed_level_stats(parts, with_hist, leaf)
 
     def stump_predictions(self, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
         return np.concatenate(self._map(stump_predictions, None, feature, cut, sign, missing_code))
@@ -154,6 +143,27 @@ class DaskSample:
         return np.concatenate(self._map(tree_predictions, None, routing, value))
 
     leaf_predictions = LocalSample.leaf_predictions
+
+
+def summed_stump_stats(parts) -> StumpStats:
+    """The stump statistics of the whole sample from those of its blocks, added in block order."""
+    total, hist = parts[0]
+    for part in parts[1:]:
+        total, hist = total + part.total, hist + part.hist
+    return StumpStats(total, hist)
+
+
+def summed_level_stats(parts, with_hist: bool, leaf) -> LevelStats:
+    """A tree level's statistics of the whole sample from those of its blocks, added in block
+    order, with the examples' nodes ``leaf`` (however the caller keeps them)."""
+    total, mass, has_pos, has_neg, hist, counts, _ = parts[0]
+    for part in parts[1:]:
+        total, mass = total + part.total, mass + part.mass
+        has_pos, has_neg = has_pos | part.has_pos, has_neg | part.has_neg
+        if with_hist:
+            hist = hist + part.hist
+            counts = None if counts is None else counts + part.counts
+    return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
 
 
 def _block_summary(encoded: tuple) -> tuple:
