@@ -224,6 +224,33 @@ def test_a_worker_lost_mid_fit_is_recomputed_and_the_fit_goes_on():
     np.testing.assert_allclose(est.weights_, undisturbed.weights_, atol=1e-12)
 
 
+def test_ctrl_c_mid_round_keeps_the_last_committed_round(client, monkeypatch):
+    """A KeyboardInterrupt in round 4, after its weak learner and before its update (in the margin
+    matrix's digest pass), keeps the model of round 3: that of a fit with max_iter=3."""
+    from marginboost.core.interrupts import FitInterruptedWarning
+    from marginboost.dask.margin_matrix import DistributedMarginMatrix
+
+    X, y = problem(m=900, seed=19)
+    Xd, yd = as_dask(X, y, chunk=300)
+    params = dict(nu=0.1, eps=0.05, secondary="newton", client=client)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        three = DaskMLPBoostClassifier(**params, max_iter=3).fit(Xd, yd)
+    add = DistributedMarginMatrix.add
+
+    def add_then_interrupt(self, u):
+        if self.n == 3:  # round 4 adds the fourth column
+            raise KeyboardInterrupt
+        return add(self, u)
+
+    monkeypatch.setattr(DistributedMarginMatrix, "add", add_then_interrupt)
+    with pytest.warns(FitInterruptedWarning):
+        est = DaskMLPBoostClassifier(**params, max_iter=10).fit(Xd, yd)
+    assert est.status_ == "interrupted" and est.n_iter_ == 3
+    np.testing.assert_allclose(est.weights_, three.weights_, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xd).compute(), three.predict(Xd).compute())
+
+
 def test_to_local_and_model_files(client, tmp_path):
     X, y = problem(m=800, seed=5)
     Xd, yd = as_dask(X, y, chunk=300)
