@@ -72,17 +72,21 @@ def _brute_stump_edge(X, w) -> float:
     return best
 
 
-def _brute_node_score(X, w, rows) -> float:
-    """Max of |S(L)| + |S(R)| over every subset split of the node ``rows`` with both sides non-empty."""
-    best = -np.inf
+def _subset_splits(X, rows):
+    """The left side (a mask over ``rows``) of every subset split of the node ``rows``, every
+    feature, both sides non-empty."""
     for j in range(X.shape[1]):
         b = _bins(X[:, j])[rows]
         for subset in _subsets(_bins(X[:, j]).max() + 1):
             left = np.isin(b, subset)
-            if left.all() or not left.any():
-                continue
-            best = max(best, abs(w[rows][left].sum()) + abs(w[rows][~left].sum()))
-    return best
+            if left.any() and not left.all():
+                yield left
+
+
+def _brute_node_score(X, w, rows) -> float:
+    """Max of |S(L)| + |S(R)| over every subset split of the node ``rows`` with both sides non-empty."""
+    wr = w[rows]
+    return max((abs(wr[left].sum()) + abs(wr[~left].sum()) for left in _subset_splits(X, rows)), default=-np.inf)
 
 
 @pytest.mark.parametrize("learner", STUMPS, ids=repr)
@@ -120,16 +124,9 @@ def test_tree_nodes_are_the_best_subset_splits(learner, seed):
 def _brute_least_squares(X, r, s, rows) -> float:
     """Max of S(L)^2 / W(L) + S(R)^2 / W(R) (S = sum s r, W = sum s) over every subset split of
     the node ``rows`` with both sides non-empty; -inf where none."""
-    best = -np.inf
-    for j in range(X.shape[1]):
-        b = _bins(X[:, j])[rows]
-        for subset in _subsets(_bins(X[:, j]).max() + 1):
-            left = np.isin(b, subset)
-            if left.all() or not left.any():
-                continue
-            sr, sw = s[rows] * r[rows], s[rows]
-            best = max(best, sr[left].sum() ** 2 / sw[left].sum() + sr[~left].sum() ** 2 / sw[~left].sum())
-    return best
+    sr, sw = s[rows] * r[rows], s[rows]
+    return max((sr[left].sum() ** 2 / sw[left].sum() + sr[~left].sum() ** 2 / sw[~left].sum()
+                for left in _subset_splits(X, rows)), default=-np.inf)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -25,16 +25,11 @@ from distributed import futures_of
 
 from marginboost.dask.rows import RowLayout, RowVector
 from marginboost.dask.sample import WorkerSample
+from marginboost.estimators.input_data import is_dask_collection
 from marginboost.weak_learners.binning import Bins, check_max_bins
 from marginboost.weak_learners.dask_histogram import distributed_sample
 
-__all__ = ["TrainingData", "as_dask_matrix", "data_token", "is_dask_collection", "pm_labels", "rows_like",
-           "training_data"]
-
-
-def is_dask_collection(x) -> bool:
-    """Whether ``x`` is a dask array, dataframe or series."""
-    return dask.is_dask_collection(x)
+__all__ = ["TrainingData", "as_dask_matrix", "data_token", "pm_labels", "rows_like", "training_data"]
 
 
 @dataclass

@@ -25,11 +25,12 @@ import numpy as np
 from distributed import default_client
 
 from marginboost.core.rounds import Status
-from marginboost.dask.data import as_dask_matrix, data_token, is_dask_collection, pm_labels, rows_like, training_data
+from marginboost.dask.data import as_dask_matrix, data_token, pm_labels, rows_like, training_data
 from marginboost.dask.margin_matrix import DistributedMarginMatrix
 from marginboost.dask.objectives import DistributedSmoothedSoftMargin
 from marginboost.estimators.base import EarlyStopping, weighted_vote
 from marginboost.estimators.compat import Interval, StrOptions
+from marginboost.estimators.input_data import is_dask_collection
 from marginboost.estimators.parameters import resolve_nu
 from marginboost.estimators.soft_margin import (CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier,
                                                 _SoftMarginBoostClassifier)

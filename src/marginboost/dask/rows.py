@@ -9,7 +9,7 @@ rows ``bounds[k]:bounds[k+1]``, all vectors of a fit cut at the same ``bounds`` 
 * Arithmetic (``+ - *`` with a scalar or another vector of the layout, unary ``-``, ``abs``)
   submits one task per block and returns at once: the blocks are computed on the workers,
   never sent here.
-* Reductions (``@``, ``sum``, ``max``, ``min``, :meth:`RowLayout.reduce`) wait for one scalar
+* Reductions (``@``, ``max``, :meth:`RowLayout.reduce`) wait for one scalar
   (or small array) per block and add them here in partition order, each block's own sum in
   example order: the same bits on every run, whatever the workers' timing.
 * ``numpy.asarray(vector)`` raises ``TypeError``: a conversion would gather all m entries to
@@ -95,10 +95,6 @@ def _sum(values) -> float:
     return total
 
 
-def _abs_max(x):
-    return float(np.max(np.abs(x))) if x.shape[0] else 0.0
-
-
 class RowVector(ExampleVector):
     """A float vector of one entry per row, its blocks on the workers (module docstring)."""
 
@@ -170,30 +166,10 @@ class RowVector(ExampleVector):
             return NotImplemented
         return _sum(self.layout.reduce(np.dot, self, other))
 
-    def sum(self) -> float:
-        """The sum of the entries (block by block, then the blocks in order)."""
-        return _sum(self.layout.reduce(np.sum, self))
-
     def max(self) -> float:
         """The largest entry (NaN if any is NaN)."""
         return float(np.max(self.layout.reduce(_block_max, self)))
 
-    def min(self) -> float:
-        """The smallest entry (NaN if any is NaN)."""
-        return float(np.min(self.layout.reduce(_block_min, self)))
-
-    def abs_max(self) -> float:
-        """``max |x_i|`` in one pass (0 for no entries)."""
-        return float(max(self.layout.reduce(_abs_max, self), default=0.0))
-
-    def count_nonzero(self) -> int:
-        """The number of nonzero entries."""
-        return int(sum(self.layout.reduce(np.count_nonzero, self)))
-
 
 def _block_max(x):
     return np.max(x) if x.shape[0] else -np.inf
-
-
-def _block_min(x):
-    return np.min(x) if x.shape[0] else np.inf

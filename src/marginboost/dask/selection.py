@@ -97,23 +97,6 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     return "stats", count, mass, sq, e, pool.shape[0], _sample(pool, block, seed, step), top
 
 
-def _values_stats(values, masses, pivots, eta):
-    """Per interval ``[pivots[b], pivots[b+1])``: the count, mass, ``sum s q`` and ``sum s
-    exp(-eta (q - pivots[b]))`` of the margins ``values`` of weights ``masses``."""
-    width = pivots.shape[0]
-    b = np.searchsorted(pivots, values, side="right") - 1  # >= 0: pivots[0] == lo <= values
-    count = np.bincount(b, minlength=width)
-    mass = np.bincount(b, weights=masses, minlength=width)
-    sq = np.bincount(b, weights=masses * values, minlength=width)
-    if eta is None:
-        e = np.zeros(width)
-    else:
-        e = np.bincount(b, weights=masses * np.exp(-eta * (values - pivots[b])), minlength=width)
-    top = np.full(width, -np.inf)
-    np.maximum.at(top, b, values)
-    return count, mass, sq, e, top
-
-
 class SearchHint:
     """Pivots that a projection starts from (the quantiles of its first step, kept for the next
     projection: the margins of consecutive rounds and line-search points are close, so they still
@@ -183,7 +166,10 @@ class _Search:
             sizes, samples = [], []
             for a in answers:  # in block order: the same sums every run
                 if a[0] == "all":
-                    c, ma, s_q, ee, tp = _values_stats(a[1], a[2], pivots, self.eta)
+                    # (the block's margins are all here: its sums by the kernel the blocks run)
+                    c, ma, s_q, ee, tp = interval_sums(a[1], a[2], lo, hi, pivots,
+                                                       0.0 if self.eta is None else self.eta,
+                                                       self.eta is not None)[2:]
                     sizes.append(a[1].shape[0])
                     samples.append(a[1])
                 else:

@@ -38,7 +38,7 @@ from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 from marginboost.weak_learners.categorical import CategoricalMatrix
 
-__all__ = ["AllMissingColumnWarning", "MAX_CATEGORIES", "categorical_mask", "validate_data"]
+__all__ = ["AllMissingColumnWarning", "MAX_CATEGORIES", "categorical_mask", "is_dask_collection", "validate_data"]
 
 MAX_CATEGORIES = 255  # per feature: codes 0..254, as the histogram learners' value bins
 
@@ -47,7 +47,7 @@ class AllMissingColumnWarning(UserWarning):
     """Columns of X are missing (NaN) in every training row: the weak learners never split on them."""
 
 
-def _is_dask_collection(X) -> bool:
+def is_dask_collection(X) -> bool:
     """Whether X is a dask array or dataframe (without importing dask where it is not loaded)."""
     return "dask" in type(X).__module__.split(".")[0] and hasattr(X, "__dask_graph__")
 
@@ -58,7 +58,7 @@ def validate_data(est, X="no_validation", y="no_validation", **kwargs):
     ``est`` takes it (module docstring)."""
     checks_X = not (isinstance(X, str) and X == "no_validation")
     mask = None
-    if checks_X and getattr(est, "_lp_over_all_rows", False) and _is_dask_collection(X):
+    if checks_X and getattr(est, "_lp_over_all_rows", False) and is_dask_collection(X):
         raise TypeError(
             f"{type(est).__name__} got a dask collection as X, and it has no fit on a cluster: each of its rounds "
             "solves a linear program with one row per example, on one machine. For a fit with the rows left on "
