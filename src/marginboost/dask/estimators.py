@@ -18,19 +18,10 @@ to the client, and every vector of one entry per example stays on the workers
 """
 from __future__ import annotations
 
-import numbers
-
-import dask.array as da
-import numpy as np
-from distributed import default_client
-
-from marginboost.core.rounds import Status
-from marginboost.dask.data import as_dask_matrix, data_token, pm_labels, rows_like, training_data
+from marginboost.dask.base import DaskFitMixin, dask_constraints
 from marginboost.dask.margin_matrix import DistributedMarginMatrix
 from marginboost.dask.objectives import DistributedSmoothedSoftMargin
-from marginboost.estimators.base import EarlyStopping, weighted_vote
-from marginboost.estimators.compat import Interval, StrOptions
-from marginboost.estimators.input_data import is_dask_collection
+from marginboost.estimators.compat import StrOptions
 from marginboost.estimators.parameters import resolve_nu
 from marginboost.estimators.soft_margin import (CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier,
                                                 _SoftMarginBoostClassifier)
@@ -38,53 +29,12 @@ from marginboost.soft_margin.fw_rules import FW_RULES, resolve_fw_rule
 from marginboost.soft_margin.objectives import entropy_eta
 from marginboost.soft_margin.scheme import SoftMarginLoop
 from marginboost.soft_margin.secondary import resolve_secondary
-from marginboost.weak_learners.histogram import HistogramStumpOracle, HistogramTreeOracle, check_max_depth
 
 __all__ = ["DaskCERLPBoostClassifier", "DaskERLPBoostClassifier", "DaskMLPBoostClassifier"]
 
 # The secondary rules a cluster fit runs: those whose work is sums over examples (the LP rule's
 # LP has a row per example).
 DASK_SECONDARY = ("newton", "entropy", "none")
-DASK_WEAK_LEARNERS = ("hist_tree", "hist_stump")
-
-
-def _correct_block(X, y_pm, hypotheses, weights, offset):
-    """How many rows of the block the vote classifies as their label ``y_pm`` (ties, f = 0, count as -1)."""
-    f = weighted_vote(hypotheses, weights, X, offset)
-    return int(np.count_nonzero(np.where(f > 0, 1.0, -1.0) == y_pm))
-
-
-class DaskEarlyStopping(EarlyStopping):
-    """:class:`~marginboost.estimators.base.EarlyStopping` on a held-out set kept on the workers:
-    each round every block of ``X_val`` counts the rows the current vote classifies correctly (one
-    round trip; the model, O(t), goes to the blocks), the client adds the counts: the accuracy."""
-
-    def __init__(self, client, X_val, y_pm_val, patience: int):
-        self.client, self.patience = client, patience
-        self.X_blocks = client.compute(list(X_val.to_delayed().ravel()))
-        self.y_blocks = client.compute(list(y_pm_val.to_delayed().ravel()))
-        self.n = int(X_val.shape[0])
-        self.best_score, self.best_round, self.scores = -np.inf, None, []
-
-    def _value(self, hypotheses, weights, offset) -> float:
-        used = np.flatnonzero(weights)
-        kept = [hypotheses[j] for j in used]
-        counts = self.client.gather([self.client.submit(_correct_block, xb, yb, kept, weights[used], offset,
-                                                        pure=False)
-                                     for xb, yb in zip(self.X_blocks, self.y_blocks)])
-        return float(sum(counts) / self.n)
-
-
-def _decision_block(block, model):
-    return model.decision_function(block)
-
-
-def _proba_block(block, model):
-    return model.predict_proba(block)
-
-
-def _predict_block(block, model):
-    return model.predict(block)
 
 
 class DistributedSoftMarginLoop(SoftMarginLoop):
@@ -109,91 +59,16 @@ class DistributedSoftMarginLoop(SoftMarginLoop):
         return out
 
 
-class _DaskSoftMarginMixin:
-    """The cluster fit of a soft-margin booster (module docstring); mixed before the in-memory class."""
 
-    _dask_parameter_constraints = {
-        "weak_learner": [StrOptions(set(DASK_WEAK_LEARNERS))],
-        "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
-        "client": "no_validation",
-    }
-
-    def _client(self):
-        if self.client is not None:
-            if getattr(self.client, "status", "running") in ("closed", "closing"):
-                raise RuntimeError(f"{type(self).__name__}: the Dask client given as client= is closed")
-            return self.client
-        try:
-            return default_client()
-        except ValueError:
-            raise ValueError(f"{type(self).__name__} needs a Dask client: pass client=Client(...) or create one "
-                             "first (distributed.Client), which becomes the default") from None
-
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Boost on dask ``(X, y)`` with the rows on the workers; ``sample_weight`` (a dask array or
-        series partitioned like X) as in memory; ``eval_set = (X_val, y_val)``, dask collections
-        partitioned alike, the held-out rows of ``early_stopping`` (which on a cluster needs one:
-        no rows are split off X)."""
-        self._validate_params()
-        if self.categorical_features is not None:
-            raise ValueError(f"{type(self).__name__}: categorical_features={self.categorical_features!r}, but a fit on a "
-                             "cluster takes numeric columns only (NaN for missing values): encode categories first "
-                             "and leave categorical_features=None")
-        if self.early_stopping and eval_set is None:
-            raise ValueError(f"{type(self).__name__}: early_stopping on a cluster needs eval_set=(X_val, y_val), dask "
-                             "collections of held-out rows (validation_fraction would split X's partitions)")
-        client = self._client()
-        with client.as_current():
-            previous = getattr(self, "_fit_result", None) if self.warm_start else None
-            token = data_token(X, y, sample_weight, self.max_bins)
-            if previous is not None and previous[1] == token:
-                data = self._training_data  # a warm start on the same collections: binned already
-            else:
-                data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token)
-            self._training_data = data if self.warm_start else None
-            self._dask_eval_set = self._eval_data(client, data, eval_set)
-            self.classes_ = data.classes
-            self.n_features_in_ = data.n_features
-            if data.feature_names is not None:
-                self.feature_names_in_ = data.feature_names
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-            self._store_fit(self._fit_rounds(data, data.y, data.weights, None))
-        return self
-
-    def _data_fingerprint(self, X, y, weights) -> str:
-        return X.token
-
-    def _eval_data(self, client, data, eval_set):
-        if eval_set is None or not self.early_stopping:
-            return None
-        try:
-            X_val, y_val = eval_set
-        except (TypeError, ValueError):
-            raise ValueError("eval_set must be a pair (X_val, y_val)") from None
-        X_val, _ = as_dask_matrix(X_val, "eval_set X_val")
-        if X_val.shape[1] != data.n_features:
-            raise ValueError(f"eval_set: X_val has {X_val.shape[1]} features, X has {data.n_features}")
-        y_val = rows_like(y_val, X_val, "eval_set y_val")
-        unknown = np.setdiff1d(np.asarray(da.unique(y_val).compute()), data.classes)
-        if unknown.size:
-            raise ValueError(f"eval_set: y_val holds labels not in the training labels: {unknown.tolist()[:10]}")
-        return X_val, y_val.map_blocks(pm_labels, data.classes[1], dtype=np.float64)
-
-    def _split_validation(self, X, y, weights, eval_set):
-        if self._dask_eval_set is None:
-            return X, y, weights, None
-        X_val, y_pm_val = self._dask_eval_set
-        return X, y, weights, DaskEarlyStopping(self._client(), X_val, y_pm_val, self.n_iter_no_change)
+class _DaskSoftMarginMixin(DaskFitMixin):
+    """The cluster fit of a soft-margin booster (paper 000): the in-memory loop over the objective,
+    the margin matrix and the selections on the workers."""
 
     def _make_loop(self, data, y_pm, weights):
         m = data.m
         self.nu_ = resolve_nu(self.nu, m, self._training_rows(m))
         self.eta_ = entropy_eta(m, self.nu_, self.eps)
-        if self.weak_learner == "hist_tree":
-            oracle = HistogramTreeOracle(data.sample, data.bins, data.y, check_max_depth(self.max_depth))
-        else:
-            oracle = HistogramStumpOracle(data.sample, data.bins, data.y)
+        oracle = self._oracle(data)
         objective = DistributedSmoothedSoftMargin(self.nu_, self.eta_, weights, data.layout)
         assembly = self._assembly()
         secondary = resolve_secondary(assembly.secondary)
@@ -203,50 +78,8 @@ class _DaskSoftMarginMixin:
         return DistributedSoftMarginLoop(oracle, data.y, objective, self.eps, fw_rule, secondary, objective,
                                          matrix=DistributedMarginMatrix(data.layout))
 
-    # -- the fitted model, lazily on dask input ---------------------------------------------------
-
-    def to_local(self):
-        """The in-memory estimator (the class without ``Dask``) with the same parameters and model."""
-        local_cls = self._local_class
-        params = {k: v for k, v in self.get_params(deep=False).items() if k in local_cls().get_params()}
-        local = local_cls(**params)
-        for name, value in vars(self).items():
-            if name.endswith("_") and not name.startswith("__"):
-                setattr(local, name, value)
-        return local
-
-    def save(self, path) -> None:
-        """Write the model file of :meth:`to_local` (load it with the in-memory class)."""
-        self.to_local().save(path)
-
-    def _lazy(self, X, fn, new_axis: bool, dtype):
-        local = self.to_local()
-        if not is_dask_collection(X):
-            raise TypeError(f"{type(self).__name__}: X must be a dask array or dataframe (for numpy input use "
-                            f"to_local()), got {type(X).__name__}")
-        X, _ = as_dask_matrix(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted with "
-                             f"{self.n_features_in_}")
-        if new_axis:
-            return X.map_blocks(fn, local, dtype=dtype, chunks=(X.chunks[0], (len(self.classes_),)))
-        return X.map_blocks(fn, local, dtype=dtype, drop_axis=1)
-
-    def decision_function(self, X):
-        """``f(x) = sum_j w_j h_j(x)`` for each row of the dask ``X``: a lazy dask array."""
-        return self._lazy(X, _decision_block, False, np.float64)
-
-    def predict(self, X):
-        """The predicted labels of the rows of the dask ``X``: a lazy dask array."""
-        return self._lazy(X, _predict_block, False, self.classes_.dtype)
-
-    def predict_proba(self, X):
-        """``(1 + f) / 2`` and its complement (not calibrated) for the rows of the dask ``X``: a lazy dask array."""
-        return self._lazy(X, _proba_block, True, np.float64)
-
-
-def _dask_constraints(local_cls) -> dict:
-    return {**local_cls._parameter_constraints, **_DaskSoftMarginMixin._dask_parameter_constraints}
+    def _store_dask_fit(self, result) -> None:
+        self._store_fit(result)
 
 
 class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
@@ -260,7 +93,7 @@ class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
     """
 
     _local_class = MLPBoostClassifier
-    _parameter_constraints = {**_dask_constraints(MLPBoostClassifier),
+    _parameter_constraints = {**dask_constraints(MLPBoostClassifier),
                               "step": [StrOptions(set(FW_RULES))],
                               "secondary": [StrOptions(set(DASK_SECONDARY))]}
 
@@ -295,7 +128,7 @@ class DaskCERLPBoostClassifier(_DaskSoftMarginMixin, CERLPBoostClassifier):
     Dask cluster (module docstring); parameters as there, plus ``max_bins`` and ``client``."""
 
     _local_class = CERLPBoostClassifier
-    _parameter_constraints = _dask_constraints(CERLPBoostClassifier)
+    _parameter_constraints = dask_constraints(CERLPBoostClassifier)
 
     __init__ = _init_fixed_assembly
 
@@ -305,6 +138,6 @@ class DaskERLPBoostClassifier(_DaskSoftMarginMixin, ERLPBoostClassifier):
     on a Dask cluster (module docstring); parameters as there, plus ``max_bins`` and ``client``."""
 
     _local_class = ERLPBoostClassifier
-    _parameter_constraints = _dask_constraints(ERLPBoostClassifier)
+    _parameter_constraints = dask_constraints(ERLPBoostClassifier)
 
     __init__ = _init_fixed_assembly

@@ -150,13 +150,7 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
         (AdaBoost with stumps at ``learning_rate = 1.999999``: 11% accuracy on breast cancer,
         whose majority class is 63%). Say so rather than pass silently. The training part and
         its replication weights are the loop's (early stopping holds some rows out)."""
-        y, s = result.loop.y, result.loop.parts.base
-        s = np.ones_like(y) if s is None else s
-        margins = result.margins
-        wrong = np.where(y > 0, margins <= 0.0, margins < 0.0)  # decision 0 predicts classes_[0]
-        total = float(s.sum())
-        error = float(s @ wrong) / total
-        minority = min(float(s[y > 0].sum()), float(s[y < 0].sum())) / total
+        error, minority = self._training_error_and_minority(result)
         if error > minority:
             warnings.warn(
                 f"{type(self).__name__}: the model misclassifies {error:.3g} of the training set, more than the "
@@ -166,6 +160,16 @@ class _MirrorBoostClassifier(BoostingEstimator, ModelFileMixin, BinaryClassifier
                 DegenerateModelWarning,
                 stacklevel=4,
             )
+
+    @staticmethod
+    def _training_error_and_minority(result) -> tuple[float, float]:
+        """The weighted training error of the vote and the weight share of the smaller class."""
+        y, s = result.loop.y, result.loop.parts.base
+        s = np.ones_like(y) if s is None else s
+        margins = result.margins
+        wrong = np.where(y > 0, margins <= 0.0, margins < 0.0)  # decision 0 predicts classes_[0]
+        total = float(s.sum())
+        return float(s @ wrong) / total, min(float(s[y > 0].sum()), float(s[y < 0].sum())) / total
 
     def _check_secondary(self, mask, eval_set) -> None:
         """The secondary set must be the one a warm start continues with, and early stopping
