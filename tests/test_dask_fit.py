@@ -265,6 +265,38 @@ def test_to_local_and_model_files(client, tmp_path):
     np.testing.assert_array_equal(loaded.decision_function(X), local.decision_function(X))
 
 
+def test_more_than_two_classes_one_vs_rest(client, tmp_path):
+    """Three classes: one binary fit per class on the same binned rows, as in memory (the same
+    models, decision columns and probabilities), to_local and the model file of the in-memory
+    one-vs-rest estimator, and a warm start continuing each class's fit."""
+    X, _ = problem(m=1200, seed=31)
+    y = np.array(["a", "b", "c"])[(np.nan_to_num(X[:, 0]) > 0.3).astype(int) + (np.nan_to_num(X[:, 1]) > 0)]
+    Xd, yd = as_dask(X, y)
+    params = dict(nu=0.1, eps=0.05, secondary="newton")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = DaskMLPBoostClassifier(**params, max_iter=6, client=client).fit(Xd, yd)
+        ref = MLPBoostClassifier(**params, weak_learner=HistogramTree(2), max_iter=6).fit(X, y)
+        warm = DaskMLPBoostClassifier(**params, max_iter=3, warm_start=True, client=client).fit(Xd, yd)
+        warm.set_params(max_iter=6).fit(Xd, yd)
+    np.testing.assert_array_equal(est.classes_, ref.classes_)
+    np.testing.assert_array_equal(est.n_iter_, ref.n_iter_)
+    assert len(est.estimators_) == 3
+    for model, expected, continued in zip(est.estimators_, ref.estimators_, warm.estimators_):
+        np.testing.assert_array_equal(model.classes_, [0, 1])
+        np.testing.assert_allclose(model.weights_, expected.weights_, atol=1e-12)
+        np.testing.assert_allclose(continued.weights_, model.weights_, atol=1e-12)
+    decision = est.decision_function(Xd)
+    assert decision.shape == (1200, 3)
+    np.testing.assert_allclose(decision.compute(), ref.decision_function(X), atol=1e-12)
+    np.testing.assert_allclose(est.predict_proba(Xd).compute(), ref.predict_proba(X), atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xd).compute(), ref.predict(X))
+    est.save(tmp_path / "model.json")
+    loaded = MLPBoostClassifier.load(tmp_path / "model.json")
+    np.testing.assert_array_equal(loaded.predict(X), ref.predict(X))
+    assert all(type(m) is MLPBoostClassifier for m in est.to_local().estimators_)
+
+
 # -- bad input -----------------------------------------------------------------------------------
 
 
@@ -278,8 +310,11 @@ def test_bad_input_is_named(client):
         est.fit(Xd, da.from_array(y, chunks=250))
     with pytest.raises(ValueError, match="600 rows but y has 599"):
         est.fit(Xd, da.from_array(y[:-1], chunks=200))
-    with pytest.raises(ValueError, match="two classes"):
-        est.fit(Xd, da.from_array(np.arange(600) % 3, chunks=200))
+    with pytest.raises(ValueError, match="at least two classes"):
+        est.fit(Xd, da.from_array(np.zeros(600), chunks=200))
+    with pytest.raises(ValueError, match=r"every class needs an example of positive sample_weight.*\[2\]"):
+        est.fit(Xd, da.from_array(np.arange(600) % 3, chunks=200),
+                sample_weight=da.from_array((np.arange(600) % 3 != 2).astype(float), chunks=200))
     with pytest.raises(ValueError, match="y contains NaN"):
         est.fit(Xd, da.from_array(np.where(np.arange(600) == 5, np.nan, np.arange(600) % 2), chunks=200))
     X_inf = X.copy()

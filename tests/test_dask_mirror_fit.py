@@ -98,6 +98,19 @@ def test_dask_fit_is_the_in_memory_fit(client, monkeypatch, dask_cls, local_cls,
     np.testing.assert_array_equal(local.predict(X), ref.predict(X))
 
 
+def test_more_than_two_classes_one_vs_rest(client):
+    X, _ = problem(seed=33)
+    y = (np.nan_to_num(X[:, 0]) > 0.3).astype(int) + (np.nan_to_num(X[:, 1]) > 0) + 5  # labels 5, 6, 7
+    Xd, yd = as_dask(X, y)
+    est = DaskMadaBoostClassifier(max_iter=6, client=client).fit(Xd, yd)
+    ref = MadaBoostClassifier(weak_learner=HistogramTree(2), max_iter=6).fit(X, y)
+    np.testing.assert_array_equal(est.classes_, [5, 6, 7])
+    for model, expected in zip(est.estimators_, ref.estimators_):
+        assert_same_fit(model, expected)
+    np.testing.assert_allclose(est.decision_function(Xd).compute(), ref.decision_function(X), atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xd).compute(), ref.predict(X))
+
+
 def test_run_controls(client):
     """Warm start with a new learning rate (the steps to come take it, as in memory), early stopping
     on a dask eval_set (the in-memory fit's scores), callbacks."""
@@ -203,7 +216,7 @@ def test_bad_input_is_named(client):
             DaskMABoostClassifier(**params, client=client).fit(Xd, yd)
     with pytest.raises(InvalidParameterError, match="learning_rate"):
         DaskAdaBoostClassifier(learning_rate=2.0, client=client).fit(Xd, yd)
-    with pytest.raises(ValueError, match="two classes"):
-        DaskMadaBoostClassifier(client=client).fit(Xd, da.from_array(np.arange(600) % 3, chunks=200))
+    with pytest.raises(ValueError, match="at least two classes"):
+        DaskMadaBoostClassifier(client=client).fit(Xd, da.from_array(np.ones(600), chunks=200))
     with pytest.raises(ValueError, match="categorical_features"):
         DaskAdaBoostClassifier(categorical_features=[0], client=client).fit(Xd, yd)

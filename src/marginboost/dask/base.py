@@ -17,7 +17,9 @@ from distributed import default_client
 from marginboost.dask.data import as_dask_matrix, data_token, pm_labels, rows_like, training_data
 from marginboost.estimators.base import EarlyStopping, weighted_vote
 from marginboost.estimators.compat import Interval, StrOptions
+from marginboost.estimators.failed_fit import forget_fit
 from marginboost.estimators.input_data import is_dask_collection
+from marginboost.estimators.multiclass import fit_each_class, is_one_vs_rest
 from marginboost.weak_learners.histogram import HistogramStumpOracle, HistogramTreeOracle, check_max_depth
 
 __all__ = ["DASK_WEAK_LEARNERS", "DaskEarlyStopping", "DaskFitMixin", "dask_constraints"]
@@ -101,27 +103,52 @@ class DaskFitMixin:
                              "collections of held-out rows (validation_fraction would split X's partitions)")
         client = self._client()
         with client.as_current():
-            previous = getattr(self, "_fit_result", None) if self.warm_start else None
             token = data_token(X, y, sample_weight, self.max_bins)
-            if previous is not None and previous[1] == token:
-                data = self._training_data  # a warm start on the same collections: binned already
+            known = getattr(self, "_training_data", None) if self.warm_start else None
+            if known is not None and known.token == token:
+                data = known  # a warm start on the same collections: binned already
             else:
                 data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token)
+            if data.classes.shape[0] > 2:
+                self._fit_one_vs_rest(data, eval_set)
+            else:
+                self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
+                self._fit_binary(data, eval_set)
             self._training_data = data if self.warm_start else None
-            self._dask_eval_set = self._eval_data(client, data, eval_set)
-            self.classes_ = data.classes
-            self.n_features_in_ = data.n_features
-            if data.feature_names is not None:
-                self.feature_names_in_ = data.feature_names
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-            self._store_dask_fit(self._fit_rounds(data, data.y, data.weights, None))
         return self
+
+    def _fit_binary(self, data, eval_set) -> None:
+        self._dask_eval_set = self._eval_data(data, eval_set)
+        self.classes_ = data.classes
+        self._store_dask_fit(self._fit_rounds(data, data.y, data.weights, None))
+        self._store_features(data)
+
+    def _store_features(self, data) -> None:
+        self.n_features_in_ = data.n_features
+        if data.feature_names is not None:
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _fit_one_vs_rest(self, data, eval_set) -> None:
+        """More than two classes: one binary model per class on the same binned rows, as in memory
+        (:mod:`marginboost.estimators.multiclass`); ``estimators_`` are Dask estimators."""
+        previous = getattr(self, "estimators_", None) if self.warm_start else None
+        previous_classes = getattr(self, "classes_", None)
+        forget_fit(self)
+
+        def fit_class(model, label):
+            held_out = None if eval_set is None else (eval_set[0], (eval_set[1] == label).astype(np.int64))
+            model._fit_binary(data.for_class(label), held_out)
+
+        fit_each_class(self, data.classes, fit_class, previous, previous_classes,
+                       new_model=lambda est: type(est)(**est.get_params(deep=False)))  # the client as it is
+        self._store_features(data)
 
     def _data_fingerprint(self, X, y, weights) -> str:
         return X.token
 
-    def _eval_data(self, client, data, eval_set):
+    def _eval_data(self, data, eval_set):
         if eval_set is None or not self.early_stopping:
             return None
         try:
@@ -160,6 +187,8 @@ class DaskFitMixin:
         for name, value in vars(self).items():
             if name.endswith("_") and not name.startswith("__"):
                 setattr(local, name, value)
+        if is_one_vs_rest(self):
+            local.estimators_ = [model.to_local() for model in self.estimators_]
         return local
 
     def save(self, path) -> None:
@@ -180,8 +209,9 @@ class DaskFitMixin:
         return X.map_blocks(fn, local, dtype=dtype, drop_axis=1)
 
     def decision_function(self, X):
-        """``f(x) = sum_j w_j h_j(x)`` for each row of the dask ``X``: a lazy dask array."""
-        return self._lazy(X, _decision_block, False, np.float64)
+        """``f(x) = sum_j w_j h_j(x)`` for each row of the dask ``X`` (one column per class with more
+        than two): a lazy dask array."""
+        return self._lazy(X, _decision_block, is_one_vs_rest(self), np.float64)
 
     def predict(self, X):
         """The predicted labels of the rows of the dask ``X``: a lazy dask array."""

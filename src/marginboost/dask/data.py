@@ -5,17 +5,19 @@ numeric columns), y (a dask array or series partitioned as X) and optional sampl
 same), and returns a :class:`TrainingData`: the binned codes on the workers (the bins are those of
 :func:`marginboost.weak_learners.binning.bin_features` on all of X), the labels in {-1, +1} and
 the weights of mean 1 as :class:`~marginboost.dask.rows.RowVector` blocks cut as X's rows, and the
-classes. The client receives O(p x bins + number of partitions) values: the classes, the bins,
+classes (with more than two, the labels as given, which each class's fit recodes:
+:meth:`TrainingData.for_class`). The client receives O(p x bins + number of partitions) values: the classes, the bins,
 the block sizes, the flags of the checks; never a row.
 
 Checks, each with an error naming the argument: X and y (and sample_weight) of different lengths
 or partitioned differently (y must come with X's row chunks: ``y.rechunk({0: X.chunks[0]})``);
-more or fewer than two classes, or NaN among the labels; infinite values in X; negative,
+fewer than two classes, or NaN among the labels; infinite values in X; negative,
 infinite or NaN sample weights, or none positive. NaN in X is a missing value (its own bin, as
 in memory). Rows of sample weight 0 are left out of the fit, as in memory.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import dask
@@ -39,12 +41,17 @@ class TrainingData:
     layout: RowLayout
     sample: WorkerSample
     bins: Bins
-    y: RowVector  # labels in {-1, +1}
+    y: RowVector | None  # labels in {-1, +1} (two classes; None for more)
     weights: RowVector | None  # example weights of mean 1 over the rows kept, or None
     classes: np.ndarray
     n_features: int
     feature_names: np.ndarray | None
     token: str  # the data's dask names: the same collections, the same token (warm start)
+    labels: RowVector | None = None  # the labels as given, with more than two classes
+
+    def for_class(self, label) -> "TrainingData":
+        """One-vs-rest: the same binned rows, ``y = +1`` where the label is ``label``, classes [0, 1]."""
+        return dataclasses.replace(self, y=self.labels.map(pm_labels, label), classes=np.array([0, 1]), labels=None)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -145,9 +152,8 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, toke
     classes = np.asarray(classes)
     if classes.dtype.kind == "f" and np.isnan(classes).any():
         raise ValueError("y contains NaN: every example needs a label")
-    if classes.shape[0] != 2:
-        raise ValueError(f"a fit on a cluster takes two classes (one-vs-rest is not offered on Dask yet); labels "
-                         f"found: {classes.tolist()[:10]}")
+    if classes.shape[0] < 2:
+        raise ValueError(f"y must hold at least two classes, found {classes.tolist()}")
     if has_inf:
         raise ValueError("X contains infinity; missing values are NaN, other values must be finite")
     weights = None
@@ -157,16 +163,22 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, toke
         if n_positive < X.shape[0]:  # rows of weight 0 are left out, as in memory
             X, y, sw = X[keep], y[keep], sw[keep]
             X, y, sw = X.compute_chunk_sizes(), y.compute_chunk_sizes(), sw.compute_chunk_sizes()
-            kept = dask.compute(da.unique(y))[0]
-            if np.asarray(kept).shape[0] != 2:
-                raise ValueError("both classes must remain among examples of positive sample_weight")
+            kept = np.asarray(dask.compute(da.unique(y))[0])
+            if kept.shape[0] != classes.shape[0]:
+                raise ValueError(f"every class needs an example of positive sample_weight; none has class(es) "
+                                 f"{np.setdiff1d(classes, kept).tolist()[:10]}")
         weights_arr = sw.astype(np.float64) * (n_positive / total)  # mean 1 over the rows kept
     sample, bins = distributed_sample(X, check_max_bins(max_bins))
     layout = RowLayout(client, sample.bounds)
     codes = [futures_of(c)[0] for c in sample.codes]
     rows = (tuple(int(n) for n in np.diff(sample.bounds)),)
-    y_pm = y.map_blocks(pm_labels, classes[1], dtype=np.float64).rechunk(rows)
-    labels = RowVector(layout, _block_futures(client, y_pm))
+    y_pm, labels = None, None
+    if classes.shape[0] == 2:
+        y_pm = RowVector(layout, _block_futures(client, y.map_blocks(pm_labels, classes[1], dtype=np.float64)
+                                                .rechunk(rows)))
+    else:  # one-vs-rest: each class's fit recodes them (TrainingData.for_class)
+        labels = RowVector(layout, _block_futures(client, y.rechunk(rows)))
     if sample_weight is not None:
         weights = RowVector(layout, _block_futures(client, weights_arr.rechunk(rows)))
-    return TrainingData(layout, WorkerSample(layout, codes), bins, labels, weights, classes, X.shape[1], names, token)
+    return TrainingData(layout, WorkerSample(layout, codes), bins, y_pm, weights, classes, X.shape[1], names, token,
+                        labels)

@@ -52,7 +52,8 @@ from marginboost.estimators.input_data import validate_data
 from marginboost.estimators.sample_weights import relative_sample_weight
 from marginboost.weak_learners.shared import share_features
 
-__all__ = ["is_one_vs_rest", "one_vs_rest", "per_class", "predicted_index", "probabilities", "summarise"]
+__all__ = ["fit_each_class", "is_one_vs_rest", "one_vs_rest", "per_class", "predicted_index", "probabilities",
+           "summarise"]
 
 
 def is_one_vs_rest(estimator) -> bool:
@@ -112,36 +113,50 @@ def _fit_one_vs_rest(est, fit, arguments: dict, labels: tuple):
         if empty:
             raise ValueError(f"every class needs an example of positive sample_weight; none has class(es) "
                              f"{empty[:10]}")
+
+    def fit_class(model, label):
+        recoded = {name: (v == label).astype(np.int64) for name, v in extra.items()}
+        if arguments.get("eval_set") is not None:  # the held-out labels, recoded as y is
+            X_val, y_val = arguments["eval_set"]
+            recoded["eval_set"] = (X_val, (np.asarray(y_val) == label).astype(np.int64))
+        fit(model, X, (y == label).astype(np.int64), **{**arguments, **recoded})
+
+    with share_features(X):
+        fit_each_class(est, classes, fit_class, previous, previous_classes)
+    return est
+
+
+def fit_each_class(est, classes: np.ndarray, fit_class, previous=None, previous_classes=None,
+                   new_model=clone) -> None:
+    """The one-vs-rest loop (module docstring): for each label of ``classes`` a binary model,
+    ``previous[k]`` with ``est``'s parameters where a warm start continues the same classes, else
+    ``new_model(est)``, fitted by ``fit_class(model, label)`` within its share of ``max_time``;
+    the fits' warnings issued again with their class; a Ctrl-C before the last class propagates.
+    Sets ``classes_``, ``estimators_`` and the per-class attributes (:func:`summarise`)."""
     budget = getattr(est, "max_time", None)
     start = time.perf_counter()
     models = []
-    with share_features(X):
-        for k, label in enumerate(classes.tolist()):  # plain labels: repr in the warnings
-            if previous is not None and np.array_equal(previous_classes, classes):
-                model = previous[k].set_params(**est.get_params(deep=False))
-            else:
-                model = clone(est)
-            if budget is not None:
-                share = (budget - (time.perf_counter() - start)) / (len(classes) - k)
-                # > 0 (a parameter constraint): a class started after the deadline stops after one round.
-                model.max_time = max(share, np.finfo(float).tiny)
-            recoded = {name: (v == label).astype(np.int64) for name, v in extra.items()}
-            if arguments.get("eval_set") is not None:  # the held-out labels, recoded as y is
-                X_val, y_val = arguments["eval_set"]
-                recoded["eval_set"] = (X_val, (np.asarray(y_val) == label).astype(np.int64))
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                fit(model, X, (y == label).astype(np.int64), **{**arguments, **recoded})
-            if model.status_ == "interrupted" and k < len(classes) - 1:
-                raise KeyboardInterrupt  # the loop kept this class's rounds; later classes have none
-            for w in caught:
-                warnings.warn(f"class {label!r} vs rest: {w.message}", w.category, stacklevel=3)
-            model.max_time = budget  # every model keeps the estimator's parameters
-            models.append(model)
+    for k, label in enumerate(classes.tolist()):  # plain labels: repr in the warnings
+        if previous is not None and np.array_equal(previous_classes, classes):
+            model = previous[k].set_params(**est.get_params(deep=False))
+        else:
+            model = new_model(est)
+        if budget is not None:
+            share = (budget - (time.perf_counter() - start)) / (len(classes) - k)
+            # > 0 (a parameter constraint): a class started after the deadline stops after one round.
+            model.max_time = max(share, np.finfo(float).tiny)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit_class(model, label)
+        if model.status_ == "interrupted" and k < len(classes) - 1:
+            raise KeyboardInterrupt  # the loop kept this class's rounds; later classes have none
+        for w in caught:
+            warnings.warn(f"class {label!r} vs rest: {w.message}", w.category, stacklevel=4)
+        model.max_time = budget  # every model keeps the estimator's parameters
+        models.append(model)
     est.classes_ = classes
     est.estimators_ = models
     summarise(est)
-    return est
 
 
 def summarise(est) -> None:
