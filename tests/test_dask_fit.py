@@ -28,32 +28,12 @@ from marginboost.dask.rows import RowLayout, RowVector  # noqa: E402
 from marginboost.dask.selection import distributed_kl_projection, distributed_soft_margin  # noqa: E402
 from marginboost.soft_margin.objectives import relative_entropy_to_uniform, soft_margin  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB",
-                                       dashboard_address=":0")
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
+from dask_cluster import as_dask, client, problem  # noqa: E402,F401 (client: the fixture)
 
 
 def scattered(layout, x):
     return RowVector(layout, [layout.client.scatter(x[a:b], hash=False)
                               for a, b in zip(layout.bounds[:-1], layout.bounds[1:])])
-
-
-def problem(m=1500, p=6, seed=0):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.standard_normal((m, p)), 2)
-    X[rng.random((m, p)) < 0.05] = np.nan  # missing values: their own bin, as in memory
-    score = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 - 1 + 0.3 * rng.standard_normal(m)
-    return X, np.where(score > 0, "yes", "no")
-
-
-def as_dask(X, y, chunk=400):
-    return da.from_array(X, chunks=(chunk, X.shape[1])), da.from_array(y, chunks=(chunk,))
 
 
 # -- the distributed selections ------------------------------------------------------------------

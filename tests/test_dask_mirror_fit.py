@@ -23,27 +23,7 @@ from marginboost.dask import DaskAdaBoostClassifier, DaskMABoostClassifier, Dask
 from marginboost.dask.mirror import DistributedMirrorAscentLoop  # noqa: E402
 from marginboost.dask.rows import RowVector  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB",
-                                       dashboard_address=":0")
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
-def problem(m=1200, p=6, seed=0):
-    rng = np.random.default_rng(seed)
-    X = np.round(rng.standard_normal((m, p)), 2)
-    X[rng.random((m, p)) < 0.05] = np.nan  # missing values: their own bin, as in memory
-    score = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 - 1 + 0.3 * rng.standard_normal(m)
-    return X, np.where(score > 0, "yes", "no")
-
-
-def as_dask(X, y, chunk=400):
-    return da.from_array(X, chunks=(chunk, X.shape[1])), da.from_array(y, chunks=(chunk,))
+from dask_cluster import as_dask, client, problem  # noqa: E402,F401 (client: the fixture)
 
 
 def assert_same_fit(est, ref, atol=1e-12):
@@ -74,7 +54,7 @@ FITS = [
                          ids=[f"{c.__name__}-{'-'.join(map(str, p.values()))}" for c, _, p in FITS])
 def test_dask_fit_is_the_in_memory_fit(client, monkeypatch, dask_cls, local_cls, params):
     """Every assembly, unweighted and with sample weights (replication), with no vector gathered."""
-    X, y = problem(seed=len(params))
+    X, y = problem(m=1200, seed=len(params))
     Xd, yd = as_dask(X, y)
     w = np.random.default_rng(1).exponential(size=X.shape[0])
 
@@ -99,7 +79,7 @@ def test_dask_fit_is_the_in_memory_fit(client, monkeypatch, dask_cls, local_cls,
 
 
 def test_more_than_two_classes_one_vs_rest(client):
-    X, _ = problem(seed=33)
+    X, _ = problem(m=1200, seed=33)
     y = (np.nan_to_num(X[:, 0]) > 0.3).astype(int) + (np.nan_to_num(X[:, 1]) > 0) + 5  # labels 5, 6, 7
     Xd, yd = as_dask(X, y)
     est = DaskMadaBoostClassifier(max_iter=6, client=client).fit(Xd, yd)
@@ -114,7 +94,7 @@ def test_more_than_two_classes_one_vs_rest(client):
 def test_run_controls(client):
     """Warm start with a new learning rate (the steps to come take it, as in memory), early stopping
     on a dask eval_set (the in-memory fit's scores), callbacks."""
-    X, y = problem(seed=21)
+    X, y = problem(m=1200, seed=21)
     Xd, yd = as_dask(X, y)
     Xv, yv = problem(m=500, seed=22)
     Xvd, yvd = as_dask(Xv, yv, chunk=250)

@@ -45,7 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from marginboost.core.rounds import FitResult, RoundOutcome, Status
+from marginboost.core.rounds import RoundOutcome, Status
 from marginboost.dask.rows import RowLayout, RowVector
 from marginboost.dask.selection import SearchHint, distributed_kl_projection
 from marginboost.mirror.maboost import (MADABOOST_STEPS, NO_EDGE, ZERO_WEIGHTS, AdaBoostStep, EdgeStep,
@@ -207,15 +207,9 @@ class DistributedMirrorAscentLoop(MirrorAscentLoop):
         n = state.n
         x = state.x if state.mass is None else state.x / state.mass
         margins = state.margins / state.total if state.total > 0 else state.margins
-        return FitResult(
-            hypotheses=self.hypotheses[:n],
-            weights=np.asarray(self.coefs[:n], dtype=np.float64),
-            status=status,
-            n_iter=rounds.n_iter,
-            history=rounds.history,
-            final={"distribution": x, "margins": margins, "min_margin": state.min_margin if n else 0.0,
-                   "distributions": None},
-        )
+        return self._fit_result(n, status, rounds, {"distribution": x, "margins": margins,
+                                                     "min_margin": state.min_margin if n else 0.0,
+                                                     "distributions": None})
 
 
 def _block_sum(x) -> float:

@@ -251,19 +251,17 @@ class MirrorAscentLoop(RoundLoop):
         n, x, _, margins, total = state if state is not None else self._start()
         mass = x.sum()
         kept = self.kept[:n]
-        return FitResult(
-            hypotheses=self.hypotheses[:n],
-            weights=np.asarray(self.coefs[:n], dtype=np.float64),
-            status=status,
-            n_iter=rounds.n_iter,
-            history=rounds.history,
-            final={
-                "distribution": x / mass if self.parts.normalize and mass > 0 else x,
-                "margins": margins / total if total > 0 else margins,
-                "distributions": (np.asarray(kept).reshape(len(kept), self.y.shape[0])
-                                  if self.keep_distributions else None),
-            },
-        )
+        return self._fit_result(n, status, rounds, {
+            "distribution": x / mass if self.parts.normalize and mass > 0 else x,
+            "margins": margins / total if total > 0 else margins,
+            "distributions": (np.asarray(kept).reshape(len(kept), self.y.shape[0])
+                              if self.keep_distributions else None),
+        })
+
+    def _fit_result(self, n: int, status, rounds, final: dict) -> FitResult:
+        """The fit of the first ``n`` rounds: their hypotheses, the steps as weights, ``final``."""
+        return FitResult(hypotheses=self.hypotheses[:n], weights=np.asarray(self.coefs[:n], dtype=np.float64),
+                         status=status, n_iter=rounds.n_iter, history=rounds.history, final=final)
 
 
 def mirror_ascent_boost(oracle, y: np.ndarray, parts: MirrorAscent, max_iter: int,
