@@ -65,6 +65,7 @@ def _proba_block(block, model):
 def _predict_block(block, model):
     return model.predict(block)
 
+
 class DaskFitMixin:
     """The cluster fit of a booster (module docstring), mixed before its in-memory class, which
     gives the model, its parameters and the run controls. A family gives ``_make_loop(data, y,
