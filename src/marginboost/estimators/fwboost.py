@@ -19,9 +19,10 @@ variant : 'C' (FWBoost_C, 001 Algorithm 3: a classifier on labels sign(-grad), w
     or 'R' (FWBoost_R, Algorithm 4: least squares on -grad, scaled to the ball).
 step : 'line_search' (exact), 'short_step' (smooth losses) or 'classic' (2/(t+2)).
 away_steps : bool, Algorithm 5 (active set with away and drop steps).
-weak_learner : 'stump', 'tree', a learner object or a scikit-learn estimator taking sample_weight.
-    For 'C': DecisionStump / EdgeTree(max_depth) or a classifier; for 'R': LeastSquaresStump /
-    LeastSquaresTree(max_depth) or a regressor.
+weak_learner : 'stump', 'tree', 'hist_stump', 'hist_tree', a learner object or a scikit-learn
+    estimator taking sample_weight. For 'C': DecisionStump / EdgeTree(max_depth) / HistogramStump /
+    HistogramTree(max_depth) or a classifier; for 'R': LeastSquaresStump / LeastSquaresTree(max_depth) /
+    HistogramLeastSquaresStump / HistogramLeastSquaresTree(max_depth) or a regressor.
 max_depth : int >= 1, depth of the 'tree' weak learner.
 max_iter : int >= 1, default=100, the most FW updates (the oracle is called once more to certify
     the last).
@@ -85,7 +86,7 @@ from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import NO_STAGES, Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
 from marginboost.weak_learners import resolve_weak_learner
-from marginboost.weak_learners.regression import resolve_regression_learner
+from marginboost.weak_learners.regression import NAMED_REGRESSION_LEARNERS, resolve_regression_learner
 
 __all__ = ["FWBoostClassifier", "FWBoostRegressor"]
 
@@ -113,7 +114,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "variant": [StrOptions({"C", "R"})],
         "step": [StrOptions(set(STEP_RULES))],
         "away_steps": ["boolean"],
-        "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_REGRESSION_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "eps": [Interval(numbers.Real, 0, None, closed="left")],

@@ -13,8 +13,10 @@ loss : a name of :data:`marginboost.functional.losses.LOSSES` or a loss object (
 learning_rate : float > 0, the shrinkage.
 max_iter : int >= 1, default=100, the number of trees (scikit-learn's ``n_estimators``).
 subsample : float in (0, 1], the fraction of examples drawn (without replacement) per round.
-weak_learner : 'tree' (LeastSquaresTree(max_depth)), 'stump' (LeastSquaresStump), a
-    RegressionLearner, or a scikit-learn regressor taking sample_weight.
+weak_learner : 'tree' (LeastSquaresTree(max_depth)), 'stump' (LeastSquaresStump), 'hist_tree',
+    'hist_stump' (their histogram versions, 255 bins a feature:
+    :mod:`marginboost.weak_learners.histogram_regression`), a RegressionLearner, or a scikit-learn
+    regressor taking sample_weight.
 max_depth : int >= 1, depth of the 'tree' weak learner.
 leaf_update : 'mean' (least-squares leaves) or 'newton' (one Newton step per leaf).
 random_state : seed of the subsampling (``numpy.random.default_rng``).
@@ -94,7 +96,7 @@ from marginboost.functional.losses import LOSSES, resolve_loss
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, Real
 from marginboost.io.model_file import ModelFileMixin
-from marginboost.weak_learners.regression import resolve_regression_learner
+from marginboost.weak_learners.regression import NAMED_REGRESSION_LEARNERS, resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
 
@@ -105,7 +107,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "subsample": [Interval(numbers.Real, 0, 1, closed="right")],
-        "weak_learner": [StrOptions({"stump", "tree"}), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_REGRESSION_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "leaf_update": [StrOptions(set(LEAF_UPDATES))],
         "random_state": ["random_state"],

@@ -53,6 +53,7 @@ from marginboost.functional.fwboost import best_constant
 from marginboost.functional.losses import (AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss,
                                           check_targets, resolve_loss)
 from marginboost.weak_learners.categorical import goes_left
+from marginboost.weak_learners.histogram_regression import HistogramLeastSquaresStump, HistogramLeastSquaresTree
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
 from marginboost.weak_learners.stumps import right_side
 
@@ -134,9 +135,10 @@ def _newton_leaves(h, X, r, s_fit, curvature):
 
 def _check_newton(loss, learner) -> None:
     """Raise ``ValueError`` unless ``leaf_update='newton'`` applies to ``loss`` and ``learner``."""
-    if not isinstance(learner, (LeastSquaresTree, LeastSquaresStump)):
-        raise ValueError(f"leaf_update='newton' needs leaves: weak_learner 'tree', 'stump', "
-                         f"LeastSquaresTree or LeastSquaresStump, got weak_learner={learner!r}")
+    if not isinstance(learner, (LeastSquaresTree, LeastSquaresStump, HistogramLeastSquaresTree,
+                                HistogramLeastSquaresStump)):
+        raise ValueError(f"leaf_update='newton' needs leaves: weak_learner 'tree', 'stump', 'hist_tree', "
+                         f"'hist_stump', or one of their learner objects, got weak_learner={learner!r}")
     if not isinstance(loss, PointwiseLoss) or np.isinf(loss.curvature(np.ones(1), 0.0, 0.0)).any():
         raise ValueError(f"leaf_update='newton' needs a PointwiseLoss with a finite second derivative "
                          f"(squared, huber, exponential, logistic), got loss={loss!r}")

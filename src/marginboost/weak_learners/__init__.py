@@ -15,6 +15,7 @@ from marginboost.weak_learners.stumps import DecisionStump, Stump
 from marginboost.weak_learners.trees import DecisionTree, EdgeTree
 from marginboost.weak_learners.binning import BinnedFeatures, Bins, bin_features, bin_thresholds
 from marginboost.weak_learners.histogram import HistogramStump, HistogramTree
+from marginboost.weak_learners.histogram_regression import HistogramLeastSquaresStump, HistogramLeastSquaresTree
 from marginboost.weak_learners.naive_bayes import GaussianNaiveBayes
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionLearner, SklearnRegressionLearner
 
@@ -28,6 +29,8 @@ __all__ = [
     "EdgeOracle",
     "EdgeTree",
     "GaussianNaiveBayes",
+    "HistogramLeastSquaresStump",
+    "HistogramLeastSquaresTree",
     "HistogramStump",
     "HistogramTree",
     "Hypothesis",

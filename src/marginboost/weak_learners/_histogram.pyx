@@ -1,7 +1,7 @@
 """The compiled loops of :mod:`marginboost.weak_learners.histogram` (the learners and the
 reasoning behind each loop are there)."""
 from cython.parallel cimport prange
-from libc.math cimport fabs
+from libc.math cimport INFINITY, fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 import numpy as np
@@ -1004,3 +1004,156 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                     best_a[n] = prev
                     best_c[n] = nb
                     best_missing_left[n] = False
+
+
+# ------------------------------------------------------------------ least squares (histogram_regression)
+
+
+def _best_bin_ls_splits(hist_r, hist_s, counts, n_bins, node_r, node_s, node_q, upper, lower, missing=None):
+    """Per node the best least-squares cut of :mod:`.histogram_regression` over the histograms of
+    ``s r`` (``hist_r``) and of ``s`` (``hist_s``), (p, nodes, W) float64, ``counts`` the same shape
+    (int32 or int64); ``node_r``, ``node_s``, ``node_q``: the node sums ``S``, ``W``, ``Q = sum s r^2``
+    (nodes,); ``upper``, ``lower``, ``missing`` as :func:`_best_bin_splits`'s. Returns (feature, a,
+    c, score, threshold, missing_left, left_r, left_s): the cut after bin ``a`` (``c`` the first bin
+    right of it, the missing bin for the cut of the value bins against it), its score ``S_L^2 / W_L +
+    S_R^2 / W_R`` and the left child's sums ``S_L``, ``W_L`` (missing values included where they go
+    left); feature -1 (score -inf) where the node has no cut."""
+    cdef Py_buffer v[19]
+    cdef int nb = 0
+    cdef Py_ssize_t p, n_nodes, width, bw
+    cdef const uint8_t* mp = NULL
+    try:
+        mb_acquire(&v[0], hist_r, MB_F64, 3, False, MB_C, b"hist_r"); nb += 1
+        mb_acquire(&v[1], hist_s, MB_F64, 3, False, MB_C, b"hist_s"); nb += 1
+        mb_acquire(&v[2], counts, MB_INT, 3, False, MB_C, b"counts"); nb += 1
+        mb_acquire(&v[3], n_bins, MB_I64, 1, False, MB_C, b"n_bins"); nb += 1
+        mb_acquire(&v[4], node_r, MB_F64, 1, False, MB_C, b"node_r"); nb += 1
+        mb_acquire(&v[5], node_s, MB_F64, 1, False, MB_C, b"node_s"); nb += 1
+        mb_acquire(&v[6], node_q, MB_F64, 1, False, MB_C, b"node_q"); nb += 1
+        mb_acquire(&v[7], upper, MB_F64, 2, False, MB_C, b"upper"); nb += 1
+        mb_acquire(&v[8], lower, MB_F64, 2, False, MB_C, b"lower"); nb += 1
+        p, n_nodes, width, bw = v[0].shape[0], v[0].shape[1], v[0].shape[2], v[7].shape[1]
+        _check(v[1].shape[0] == p and v[1].shape[1] == n_nodes and v[1].shape[2] == width
+               and v[2].shape[0] == p and v[2].shape[1] == n_nodes and v[2].shape[2] == width
+               and v[3].shape[0] == p and v[4].shape[0] == n_nodes and v[5].shape[0] == n_nodes
+               and v[6].shape[0] == n_nodes and v[7].shape[0] == p and v[8].shape[0] == p and v[8].shape[1] == bw,
+               "hist_r, hist_s, counts (p, nodes, W), n_bins (p,), node sums (nodes,), upper, lower (p, W)")
+        best_feature = _new(n_nodes, _I64, &v[9], MB_I64); nb += 1
+        best_a = _new(n_nodes, _I64, &v[10], MB_I64); nb += 1
+        best_c = _new(n_nodes, _I64, &v[11], MB_I64); nb += 1
+        best_score = _new(n_nodes, _F64, &v[12], MB_F64); nb += 1
+        threshold = _new(n_nodes, _F64, &v[13], MB_F64); nb += 1
+        missing_left = _new(n_nodes, _U8, &v[14], MB_U8); nb += 1
+        left_r = _new(n_nodes, _F64, &v[15], MB_F64); nb += 1
+        left_s = _new(n_nodes, _F64, &v[16], MB_F64); nb += 1
+        if missing is not None:
+            mb_acquire(&v[17], missing, MB_U8, 1, False, MB_C, b"missing"); nb += 1
+            _check(v[17].shape[0] == p, "missing (p,)")
+            mp = <const uint8_t*>v[17].buf
+        with nogil:
+            if v[2].itemsize == 4:
+                _ls_sweep(<const double*>v[0].buf, <const double*>v[1].buf, <const int32_t*>v[2].buf,
+                          <const int64_t*>v[3].buf, mp, <const double*>v[4].buf, <const double*>v[5].buf,
+                          <const double*>v[6].buf, <const double*>v[7].buf, <const double*>v[8].buf, p, n_nodes,
+                          width, bw, <int64_t*>v[9].buf, <int64_t*>v[10].buf, <int64_t*>v[11].buf,
+                          <double*>v[12].buf, <double*>v[13].buf, <uint8_t*>v[14].buf, <double*>v[15].buf,
+                          <double*>v[16].buf)
+            else:
+                _ls_sweep(<const double*>v[0].buf, <const double*>v[1].buf, <const int64_t*>v[2].buf,
+                          <const int64_t*>v[3].buf, mp, <const double*>v[4].buf, <const double*>v[5].buf,
+                          <const double*>v[6].buf, <const double*>v[7].buf, <const double*>v[8].buf, p, n_nodes,
+                          width, bw, <int64_t*>v[9].buf, <int64_t*>v[10].buf, <int64_t*>v[11].buf,
+                          <double*>v[12].buf, <double*>v[13].buf, <uint8_t*>v[14].buf, <double*>v[15].buf,
+                          <double*>v[16].buf)
+    finally:
+        mb_release_n(v, nb)
+    return best_feature, best_a, best_c, best_score, threshold, missing_left, left_r, left_s
+
+
+cdef inline double _ls_term(double r, double s) noexcept nogil:
+    """``r^2 / s``, a side's share of the score; 0 for a side of no weight (a weight sum that
+    cancelled to 0 by subtraction: the side holds no example of positive weight)."""
+    return r * r / s if s > 0.0 else 0.0
+
+
+cdef void _ls_sweep(const double* hist_r, const double* hist_s, const count_t* counts, const int64_t* n_bins,
+                    const uint8_t* missing, const double* node_r, const double* node_s, const double* node_q,
+                    const double* up, const double* lo, Py_ssize_t p, Py_ssize_t n_nodes, Py_ssize_t width,
+                    Py_ssize_t bw, int64_t* best_feature, int64_t* best_a, int64_t* best_c, double* best_score,
+                    double* threshold, uint8_t* best_missing_left, double* best_left_r,
+                    double* best_left_s) noexcept nogil:
+    """The sweep of :func:`_best_bin_ls_splits`, :func:`_splits_sweep_missing`'s with the
+    least-squares score: a cut between value bins scores ``S_L^2 / W_L + S_R^2 / W_R`` with the
+    node's missing bin (sums ``M_r``, ``M_s``) on the right and on the left, the missing values go
+    to the side of the larger score, to the side of more of the node's examples (the left on a
+    tie) when the two are within the tolerance ``SPLIT_TOL * Q`` (e.g. no missing example, whose
+    bin is then taken as 0); then the cut of the value bins against the missing bin, missing
+    right. A later candidate wins only with a score larger by more than the tolerance: ties go to
+    the first feature, then the smallest cut."""
+    cdef Py_ssize_t n, j
+    cdef int64_t b, prev, nb, n_left, n_finite, f
+    cdef double lr, ls, total_r, total_s, tol, miss_r, miss_s, sr, sl, score
+    cdef bint to_left, has_miss
+    cdef const double* hr
+    cdef const double* hs
+    cdef const count_t* c
+    for n in range(n_nodes):
+        total_r = node_r[n]
+        total_s = node_s[n]
+        tol = MB_SPLIT_TOL * node_q[n]
+        best_feature[n] = -1
+        best_a[n] = 0
+        best_c[n] = 0
+        best_score[n] = -INFINITY
+        threshold[n] = 0.0
+        best_missing_left[n] = 0
+        best_left_r[n] = 0.0
+        best_left_s[n] = 0.0
+        for j in range(p):
+            hr = hist_r + (j * n_nodes + n) * width
+            hs = hist_s + (j * n_nodes + n) * width
+            c = counts + (j * n_nodes + n) * width
+            nb = n_bins[j]
+            has_miss = missing != NULL and missing[j] and c[nb] > 0
+            miss_r = hr[nb] if has_miss else 0.0
+            miss_s = hs[nb] if has_miss else 0.0
+            n_finite = 0
+            for b in range(nb):
+                n_finite += c[b]
+            lr = 0.0
+            ls = 0.0
+            n_left = 0
+            prev = -1
+            for b in range(nb):
+                if c[b] == 0:
+                    continue
+                if prev >= 0:
+                    sr = _ls_term(lr, ls) + _ls_term(total_r - lr, total_s - ls)
+                    sl = _ls_term(lr + miss_r, ls + miss_s) + _ls_term(total_r - lr - miss_r, total_s - ls - miss_s)
+                    to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
+                    score = sl if to_left else sr
+                    if score > best_score[n] + tol:
+                        best_score[n] = score
+                        best_feature[n] = j
+                        best_a[n] = prev
+                        best_c[n] = b
+                        best_missing_left[n] = to_left
+                        best_left_r[n] = lr + miss_r if to_left else lr
+                        best_left_s[n] = ls + miss_s if to_left else ls
+                lr += hr[b]
+                ls += hs[b]
+                n_left += c[b]
+                prev = b
+            if has_miss and prev >= 0:
+                sr = _ls_term(lr, ls) + _ls_term(total_r - lr, total_s - ls)
+                if sr > best_score[n] + tol:
+                    best_score[n] = sr
+                    best_feature[n] = j
+                    best_a[n] = prev
+                    best_c[n] = nb
+                    best_missing_left[n] = 0
+                    best_left_r[n] = lr
+                    best_left_s[n] = ls
+        f = best_feature[n]
+        if f >= 0:
+            threshold[n] = midpoint(up[f * bw + best_a[n]], lo[f * bw + best_c[n]])

@@ -251,8 +251,9 @@ class _BinTree:
                 self.missing_code.append(-1)
         self.active = next_active
 
-    def hypothesis(self, n_features: int) -> DecisionTree:
-        return DecisionTree(
+    def hypothesis(self, n_features: int, cls=DecisionTree) -> DecisionTree:
+        """The tree as a ``cls`` (a :class:`.trees.DecisionTree` or a subclass: regression trees)."""
+        return cls(
             feature=np.asarray(self.feature, dtype=np.int64),
             threshold=np.asarray(self.threshold, dtype=np.float64),
             left=np.asarray(self.left, dtype=np.int64),
