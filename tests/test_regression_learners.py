@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeRegressor
 
+from marginboost.weak_learners import resolve_regression_learner
 from marginboost.weak_learners.regression import (
     LeastSquaresStump,
     LeastSquaresTree,
     RegressionStump,
     SklearnRegressionLearner,
-    resolve_regression_learner,
 )
 from reference import random_tree_level
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
+from marginboost.core.example_vectors import ExampleVector
+
 
 def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: float = 1.0,
                       rtol: float = 1e-12, slope_at_zero: float | None = None) -> float:
@@ -40,7 +42,9 @@ def exact_line_search(objective, q: np.ndarray, delta: np.ndarray, lam_max: floa
     improves a concave function. ``slope_at_zero`` is ``objective.distribution(q) @ delta``
     when the caller already has that distribution (it saves one projection).
     """
-    if lam_max <= 0.0 or not np.any(delta):
+    # delta = 0 has slope 0: no step. (A vector kept on a cluster is not tested here, which would
+    # cost a pass over its blocks: its slope at 0, taken next, is 0 then.)
+    if lam_max <= 0.0 or (not isinstance(delta, ExampleVector) and not np.any(delta)):
         return 0.0
     if slope_at_zero is None:
         slope_at_zero = _slope(0.0, objective, q, delta)

@@ -16,7 +16,7 @@ from distributed import default_client
 
 from marginboost.dask.data import as_dask_matrix, data_token, pm_labels, rows_like, training_data
 from marginboost.estimators.base import EarlyStopping, weighted_vote
-from marginboost.estimators.compat import Interval, StrOptions
+from marginboost.estimators.compat import Interval, StrOptions, available_if
 from marginboost.estimators.failed_fit import forget_fit
 from marginboost.estimators.input_data import is_dask_collection
 from marginboost.estimators.multiclass import fit_each_class, is_one_vs_rest
@@ -33,25 +33,34 @@ def _correct_block(X, y_pm, hypotheses, weights, offset):
     return int(np.count_nonzero(np.where(f > 0, 1.0, -1.0) == y_pm))
 
 
+def _neg_squared_error_block(X, y, hypotheses, weights, offset):
+    """Minus the sum of the squared errors of the model ``offset + sum_j w_j h_j`` on the block."""
+    f = weighted_vote(hypotheses, weights, X, offset)
+    return -float(np.sum((y - f) ** 2))
+
+
 class DaskEarlyStopping(EarlyStopping):
     """:class:`~marginboost.estimators.base.EarlyStopping` on a held-out set kept on the workers:
-    each round every block of ``X_val`` counts the rows the current vote classifies correctly (one
-    round trip; the model, O(t), goes to the blocks), the client adds the counts: the accuracy."""
+    each round every block of ``X_val`` sums its rows' scores of the current model (one round trip;
+    the model, O(t), goes to the blocks), the client adds the sums and divides by the rows: a
+    classifier's accuracy (the rows classified as their label ``y_val`` in {-1, +1}), a
+    regressor's (``regression``) negative mean squared error."""
 
-    def __init__(self, client, X_val, y_pm_val, patience: int):
+    def __init__(self, client, X_val, y_val, patience: int, regression: bool = False):
         self.client, self.patience = client, patience
+        self.block_score = _neg_squared_error_block if regression else _correct_block
         self.X_blocks = client.compute(list(X_val.to_delayed().ravel()))
-        self.y_blocks = client.compute(list(y_pm_val.to_delayed().ravel()))
+        self.y_blocks = client.compute(list(y_val.to_delayed().ravel()))
         self.n = int(X_val.shape[0])
         self.best_score, self.best_round, self.scores = -np.inf, None, []
 
     def _value(self, hypotheses, weights, offset) -> float:
         used = np.flatnonzero(weights)
         kept = [hypotheses[j] for j in used]
-        counts = self.client.gather([self.client.submit(_correct_block, xb, yb, kept, weights[used], offset,
-                                                        pure=False)
-                                     for xb, yb in zip(self.X_blocks, self.y_blocks)])
-        return float(sum(counts) / self.n)
+        sums = self.client.gather([self.client.submit(self.block_score, xb, yb, kept, weights[used], offset,
+                                                      pure=False)
+                                   for xb, yb in zip(self.X_blocks, self.y_blocks)])
+        return float(sum(sums) / self.n)
 
 
 def _decision_block(block, model):
@@ -66,11 +75,25 @@ def _predict_block(block, model):
     return model.predict(block)
 
 
+def _is_classifier(est) -> bool:
+    return not est._dask_regression
+
+
+def _has_probability(est) -> bool:
+    """A classifier whose decision values map to probabilities (a regressor has none)."""
+    return _is_classifier(est) and est._probability_link() is not None
+
+
 class DaskFitMixin:
     """The cluster fit of a booster (module docstring), mixed before its in-memory class, which
     gives the model, its parameters and the run controls. A family gives ``_make_loop(data, y,
     weights)`` (the loop on the :class:`~marginboost.dask.data.TrainingData`) and
-    ``_store_dask_fit(result)`` (the fitted attributes of the loop's result)."""
+    ``_store_dask_fit(result)`` (the fitted attributes of the loop's result); a regressor sets
+    ``_dask_regression`` (real targets, no classes, no ``decision_function`` or
+    ``predict_proba``); ``_check_cluster_parameters`` refuses, before the data is read, values
+    the family's cluster fit does not take."""
+
+    _dask_regression = False
 
     _dask_parameter_constraints = {
         "weak_learner": [StrOptions(set(DASK_WEAK_LEARNERS))],
@@ -99,6 +122,7 @@ class DaskFitMixin:
             raise ValueError(f"{type(self).__name__}: categorical_features={self.categorical_features!r}, but a fit on a "
                              "cluster takes numeric columns only (NaN for missing values): encode categories first "
                              "and leave categorical_features=None")
+        self._check_cluster_parameters()
         if self.early_stopping and eval_set is None:
             raise ValueError(f"{type(self).__name__}: early_stopping on a cluster needs eval_set=(X_val, y_val), dask "
                              "collections of held-out rows (validation_fraction would split X's partitions)")
@@ -109,8 +133,9 @@ class DaskFitMixin:
             if known is not None and known.token == token:
                 data = known  # a warm start on the same collections: binned already
             else:
-                data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token)
-            if data.classes.shape[0] > 2:
+                data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token,
+                                     regression=self._dask_regression)
+            if data.classes is not None and data.classes.shape[0] > 2:
                 self._fit_one_vs_rest(data, eval_set)
             else:
                 self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
@@ -118,9 +143,13 @@ class DaskFitMixin:
             self._training_data = data if self.warm_start else None
         return self
 
+    def _check_cluster_parameters(self) -> None:
+        """Refuse parameter values the family's cluster fit does not take (none here)."""
+
     def _fit_binary(self, data, eval_set) -> None:
         self._dask_eval_set = self._eval_data(data, eval_set)
-        self.classes_ = data.classes
+        if data.classes is not None:
+            self.classes_ = data.classes
         self._store_dask_fit(self._fit_rounds(data, data.y, data.weights, None))
         self._store_features(data)
 
@@ -160,6 +189,8 @@ class DaskFitMixin:
         if X_val.shape[1] != data.n_features:
             raise ValueError(f"eval_set: X_val has {X_val.shape[1]} features, X has {data.n_features}")
         y_val = rows_like(y_val, X_val, "eval_set y_val")
+        if self._dask_regression:
+            return X_val, y_val.astype(np.float64)
         unknown = np.setdiff1d(np.asarray(da.unique(y_val).compute()), data.classes)
         if unknown.size:
             raise ValueError(f"eval_set: y_val holds labels not in the training labels: {unknown.tolist()[:10]}")
@@ -168,8 +199,9 @@ class DaskFitMixin:
     def _split_validation(self, X, y, weights, eval_set):
         if self._dask_eval_set is None:
             return X, y, weights, None
-        X_val, y_pm_val = self._dask_eval_set
-        return X, y, weights, DaskEarlyStopping(self._client(), X_val, y_pm_val, self.n_iter_no_change)
+        X_val, y_val = self._dask_eval_set
+        return X, y, weights, DaskEarlyStopping(self._client(), X_val, y_val, self.n_iter_no_change,
+                                                self._dask_regression)
 
     def _oracle(self, data):
         """The histogram learner ``weak_learner`` names ('hist_tree' or 'hist_stump'), over the
@@ -209,17 +241,20 @@ class DaskFitMixin:
             return X.map_blocks(fn, local, dtype=dtype, chunks=(X.chunks[0], (len(self.classes_),)))
         return X.map_blocks(fn, local, dtype=dtype, drop_axis=1)
 
+    @available_if(_is_classifier)
     def decision_function(self, X):
         """``f(x) = sum_j w_j h_j(x)`` for each row of the dask ``X`` (one column per class with more
         than two): a lazy dask array."""
         return self._lazy(X, _decision_block, is_one_vs_rest(self), np.float64)
 
     def predict(self, X):
-        """The predicted labels of the rows of the dask ``X``: a lazy dask array."""
-        return self._lazy(X, _predict_block, False, self.classes_.dtype)
+        """The predicted labels (a regressor: values) of the rows of the dask ``X``: a lazy dask array."""
+        return self._lazy(X, _predict_block, False, np.float64 if self._dask_regression else self.classes_.dtype)
 
+    @available_if(_has_probability)
     def predict_proba(self, X):
-        """``(1 + f) / 2`` and its complement (not calibrated) for the rows of the dask ``X``: a lazy dask array."""
+        """The in-memory model's class probabilities (not calibrated; for the soft-margin boosters
+        ``(1 + f) / 2`` and its complement) for the rows of the dask ``X``: a lazy dask array."""
         return self._lazy(X, _proba_block, True, np.float64)
 
 

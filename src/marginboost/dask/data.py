@@ -3,15 +3,17 @@
 :func:`training_data` takes X (a ``dask.array`` of shape (m, p), or a ``dask.dataframe`` of
 numeric columns), y (a dask array or series partitioned as X) and optional sample weights (the
 same), and returns a :class:`TrainingData`: the binned codes on the workers (the bins are those of
-:func:`marginboost.weak_learners.binning.bin_features` on all of X), the labels in {-1, +1} and
-the weights of mean 1 as :class:`~marginboost.dask.rows.RowVector` blocks cut as X's rows, and the
-classes (with more than two, the labels as given, which each class's fit recodes:
+:func:`marginboost.weak_learners.binning.bin_features` on all of X), the labels in {-1, +1} (or,
+for a regressor, ``regression=True``, the targets as float64) and the weights of mean 1 as
+:class:`~marginboost.dask.rows.RowVector` blocks cut as X's rows, and the classes (None for a
+regressor; with more than two, the labels as given, which each class's fit recodes:
 :meth:`TrainingData.for_class`). The client receives O(p x bins + number of partitions) values: the classes, the bins,
 the block sizes, the flags of the checks; never a row.
 
 Checks, each with an error naming the argument: X and y (and sample_weight) of different lengths
 or partitioned differently (y must come with X's row chunks: ``y.rechunk({0: X.chunks[0]})``);
-fewer than two classes, or NaN among the labels; infinite values in X; negative,
+fewer than two classes, or NaN among the labels (a regressor: NaN or infinite targets, or
+targets that are not numbers); infinite values in X; negative,
 infinite or NaN sample weights, or none positive. NaN in X is a missing value (its own bin, as
 in memory). Rows of sample weight 0 are left out of the fit, as in memory.
 """
@@ -41,9 +43,9 @@ class TrainingData:
     layout: RowLayout
     sample: WorkerSample
     bins: Bins
-    y: RowVector | None  # labels in {-1, +1} (two classes; None for more)
+    y: RowVector | None  # labels in {-1, +1} (two classes; None for more), or a regressor's targets
     weights: RowVector | None  # example weights of mean 1 over the rows kept, or None
-    classes: np.ndarray
+    classes: np.ndarray | None  # None for a regressor
     n_features: int
     feature_names: np.ndarray | None
     token: str  # the data's dask names: the same collections, the same token (warm start)
@@ -143,17 +145,33 @@ def data_token(X, y, sample_weight, max_bins) -> str:
     return dask.base.tokenize(*names, max_bins)
 
 
-def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, token: str | None = None) -> TrainingData:
-    """Check and bin the training data on the workers (module docstring)."""
-    token = data_token(X, y, sample_weight, max_bins) if token is None else token
-    X, names = as_dask_matrix(X)
-    y = rows_like(y, X, "y")
-    classes, has_inf = dask.compute(da.unique(y), da.isinf(X).any() if X.dtype.kind == "f" else False)
+def _check_targets(y: da.Array, X: da.Array, regression: bool):
+    """The classes of the labels ``y`` (None for a regressor's targets, checked finite) and whether X
+    has an infinite value, in one computation."""
+    x_inf = da.isinf(X).any() if X.dtype.kind == "f" else False
+    if regression:
+        if not (np.issubdtype(y.dtype, np.number) or np.issubdtype(y.dtype, np.bool_)):
+            raise ValueError(f"y must hold numbers for a regressor, got dtype {y.dtype}")
+        y_bad, has_inf = dask.compute((~da.isfinite(y.astype(np.float64))).any(), x_inf)
+        if y_bad:
+            raise ValueError("y contains NaN or infinity: a regressor needs a finite target for every example")
+        return None, has_inf
+    classes, has_inf = dask.compute(da.unique(y), x_inf)
     classes = np.asarray(classes)
     if classes.dtype.kind == "f" and np.isnan(classes).any():
         raise ValueError("y contains NaN: every example needs a label")
     if classes.shape[0] < 2:
         raise ValueError(f"y must hold at least two classes, found {classes.tolist()}")
+    return classes, has_inf
+
+
+def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, token: str | None = None,
+                  regression: bool = False) -> TrainingData:
+    """Check and bin the training data on the workers (module docstring)."""
+    token = data_token(X, y, sample_weight, max_bins) if token is None else token
+    X, names = as_dask_matrix(X)
+    y = rows_like(y, X, "y")
+    classes, has_inf = _check_targets(y, X, regression)
     if has_inf:
         raise ValueError("X contains infinity; missing values are NaN, other values must be finite")
     weights = None
@@ -163,8 +181,8 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, toke
         if n_positive < X.shape[0]:  # rows of weight 0 are left out, as in memory
             X, y, sw = X[keep], y[keep], sw[keep]
             X, y, sw = X.compute_chunk_sizes(), y.compute_chunk_sizes(), sw.compute_chunk_sizes()
-            kept = np.asarray(dask.compute(da.unique(y))[0])
-            if kept.shape[0] != classes.shape[0]:
+            kept = None if regression else np.asarray(dask.compute(da.unique(y))[0])
+            if kept is not None and kept.shape[0] != classes.shape[0]:
                 raise ValueError(f"every class needs an example of positive sample_weight; none has class(es) "
                                  f"{np.setdiff1d(classes, kept).tolist()[:10]}")
         weights_arr = sw.astype(np.float64) * (n_positive / total)  # mean 1 over the rows kept
@@ -173,7 +191,9 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, toke
     codes = [futures_of(c)[0] for c in sample.codes]
     rows = (tuple(int(n) for n in np.diff(sample.bounds)),)
     y_pm, labels = None, None
-    if classes.shape[0] == 2:
+    if regression:
+        y_pm = RowVector(layout, _block_futures(client, y.astype(np.float64).rechunk(rows)))
+    elif classes.shape[0] == 2:
         y_pm = RowVector(layout, _block_futures(client, y.map_blocks(pm_labels, classes[1], dtype=np.float64)
                                                 .rechunk(rows)))
     else:  # one-vs-rest: each class's fit recodes them (TrainingData.for_class)

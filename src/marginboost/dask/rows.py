@@ -9,7 +9,7 @@ rows ``bounds[k]:bounds[k+1]``, all vectors of a fit cut at the same ``bounds`` 
 * Arithmetic (``+ - *`` with a scalar or another vector of the layout, unary ``-``, ``abs``)
   submits one task per block and returns at once: the blocks are computed on the workers,
   never sent here.
-* Reductions (``@``, ``max``, :meth:`RowLayout.reduce`) wait for one scalar
+* Reductions (``@``, ``max``, ``min``, ``sum``, :meth:`RowLayout.reduce`) wait for one scalar
   (or small array) per block and add them here in partition order, each block's own sum in
   example order: the same bits on every run, whatever the workers' timing.
 * ``numpy.asarray(vector)`` raises ``TypeError``: a conversion would gather all m entries to
@@ -170,6 +170,26 @@ class RowVector(ExampleVector):
         """The largest entry (NaN if any is NaN)."""
         return float(np.max(self.layout.reduce(_block_max, self)))
 
+    def min(self) -> float:
+        """The smallest entry (NaN if any is NaN)."""
+        return float(np.min(self.layout.reduce(_block_min, self)))
+
+    def sum(self) -> float:
+        """The sum of the entries (each block's by numpy, the blocks' added in block order)."""
+        return _sum(self.layout.reduce(_block_sum, self))
+
+    def full_like(self, value: float) -> "RowVector":
+        """The vector of ``value`` everywhere, on the same row partitions."""
+        return self.layout.full(value)
+
 
 def _block_max(x):
     return np.max(x) if x.shape[0] else -np.inf
+
+
+def _block_min(x):
+    return np.min(x) if x.shape[0] else np.inf
+
+
+def _block_sum(x):
+    return float(np.sum(x))

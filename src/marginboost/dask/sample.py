@@ -5,7 +5,9 @@
 (:class:`~marginboost.weak_learners.histogram.HistogramStumpOracle`,
 :class:`~marginboost.weak_learners.histogram.HistogramTreeOracle`) pick their hypotheses with
 the in-memory code, for weights ``w = d * y`` that are :class:`~marginboost.dask.rows.RowVector`
-objects. Per tree level (once for a stump) one task per block sums the block's node totals and
+objects; and the sample interface of the least-squares histogram learners
+(:class:`~marginboost.weak_learners.histogram_regression.HistogramLeastSquaresOracle`: the
+histograms of ``s r`` and ``s`` of a level in one task per block). Per tree level (once for a stump) one task per block sums the block's node totals and
 histograms (O(p x bins) each, added here in block order); the training predictions and the
 examples' leaves stay on the workers as RowVectors. The codes are binned on the workers
 (:func:`marginboost.weak_learners.dask_histogram.distributed_sample`: the same bins as in
@@ -19,6 +21,7 @@ from marginboost.dask.rows import PerBlock, RowLayout, RowVector
 from marginboost.weak_learners.dask_histogram import summed_level_stats, summed_stump_stats
 from marginboost.weak_learners.histogram import (LevelStats, StumpStats, level_stats, stump_predictions, stump_stats,
                                                  tree_predictions)
+from marginboost.weak_learners.histogram_regression import LeastSquaresLevel, least_squares_level, tree_node_sums
 
 __all__ = ["WorkerSample"]
 
@@ -57,6 +60,26 @@ class WorkerSample:
         parts = client.gather([client.submit(_without_leaf, f, pure=False) for f in full])
         leaf = None if with_hist else RowVector(self.layout, [client.submit(_leaf, f, pure=False) for f in full])
         return summed_level_stats(parts, with_hist, leaf)
+
+    def least_squares_level(self, sr: RowVector, s: RowVector, q: RowVector, routing, n_nodes: int,
+                            width: int) -> LeastSquaresLevel:
+        """A tree level's sums for the least-squares learner (:func:`.histogram_regression.least_squares_level`
+        per block, one task each, added here in block order)."""
+        parts = self.layout.reduce(least_squares_level, self.codes, sr, s, q, routing, n_nodes, width)
+        q_nodes = parts[0].q
+        for part in parts[1:]:
+            q_nodes = q_nodes + part.q
+        return LeastSquaresLevel(summed_level_stats([part.r for part in parts], True, None),
+                                 summed_level_stats([part.s for part in parts], True, None), q_nodes)
+
+    def tree_node_sums(self, routing, a: RowVector, b: RowVector) -> tuple[np.ndarray, np.ndarray]:
+        """Per node of the tree ``routing`` the sums of ``a`` and ``b`` over the examples ending
+        there (:func:`.histogram_regression.tree_node_sums` per block, added here in block order)."""
+        parts = self.layout.reduce(tree_node_sums, self.codes, routing, a, b)
+        sum_a, sum_b = parts[0]
+        for part_a, part_b in parts[1:]:
+            sum_a, sum_b = sum_a + part_a, sum_b + part_b
+        return sum_a, sum_b
 
     def stump_predictions(self, feature: int, cut: int, sign: float, missing_code: int = -1) -> RowVector:
         """A stump's training predictions, on the workers."""

@@ -85,8 +85,7 @@ from marginboost.functional.losses import LOSSES, check_targets, resolve_loss
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import NO_STAGES, Count, Real, Reason, Text, Vector
 from marginboost.io.model_file import ModelFileMixin
-from marginboost.weak_learners import resolve_weak_learner
-from marginboost.weak_learners.regression import NAMED_REGRESSION_LEARNERS, resolve_regression_learner
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_regression_learner, resolve_weak_learner
 
 __all__ = ["FWBoostClassifier", "FWBoostRegressor"]
 
@@ -114,7 +113,7 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "variant": [StrOptions({"C", "R"})],
         "step": [StrOptions(set(STEP_RULES))],
         "away_steps": ["boolean"],
-        "weak_learner": [StrOptions(set(NAMED_REGRESSION_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "eps": [Interval(numbers.Real, 0, None, closed="left")],
@@ -167,14 +166,17 @@ class _FWBoostBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
     def _boost(self, X, y, s, eval_set):
         """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
         renamed_parameter(self, "tol", "eps", 0.0)
-        result = self._fit_rounds(X, y, s, eval_set)
+        self._store_fit(self._fit_rounds(X, y, s, eval_set))
+        return self
+
+    def _store_fit(self, result) -> None:
+        """The fitted attributes of a fit's result."""
         self.weights_ = result.weights
         self.offset_ = result.offset
         self.train_loss_ = result.loss
         self.gap_ = result.gap
         self.weights_path_ = _UpdateWeights(result.weights_path, result.beta, result.scales)
         self._store_rounds(result)
-        return self
 
     def _stored_vote(self) -> StoredVote:
         """``offset_ + sum_j weights_j h_j`` in the l1 ball of radius ``beta`` (model files:

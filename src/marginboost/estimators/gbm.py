@@ -96,7 +96,7 @@ from marginboost.functional.losses import LOSSES, resolve_loss
 from marginboost.io.model_checks import StoredVote
 from marginboost.io.model_codecs import Count, Real
 from marginboost.io.model_file import ModelFileMixin
-from marginboost.weak_learners.regression import NAMED_REGRESSION_LEARNERS, resolve_regression_learner
+from marginboost.weak_learners import NAMED_WEAK_LEARNERS, resolve_regression_learner
 
 __all__ = ["GBMClassifier", "GBMRegressor"]
 
@@ -107,7 +107,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "subsample": [Interval(numbers.Real, 0, 1, closed="right")],
-        "weak_learner": [StrOptions(set(NAMED_REGRESSION_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
+        "weak_learner": [StrOptions(set(NAMED_WEAK_LEARNERS)), HasMethods(["prepare"]), HasMethods(["fit", "predict"])],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "leaf_update": [StrOptions(set(LEAF_UPDATES))],
         "random_state": ["random_state"],
@@ -146,7 +146,11 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
 
     def _boost(self, X, y, s, eval_set):
         """Run the rounds (:meth:`BoostingEstimator._fit_rounds`) and set the fitted attributes."""
-        result = self._fit_rounds(X, y, s, eval_set)
+        self._store_fit(self._fit_rounds(X, y, s, eval_set))
+        return self
+
+    def _store_fit(self, result) -> None:
+        """The fitted attributes of a fit's result, and the warning of a diverged fit."""
         self.offset_ = result.offset
         self.train_loss_ = result.loss
         self._store_rounds(result)
@@ -155,8 +159,7 @@ class _GBMBase(BoostingEstimator, ModelFileMixin, BaseEstimator):
                           f"loss {result.divergence}; the fit keeps the {self.n_iter_} rounds before it. The step is "
                           f"too large for the loss: lower learning_rate={self.learning_rate!r}, or take "
                           "leaf_update='newton'",
-                          ConvergenceWarning, stacklevel=3)
-        return self
+                          ConvergenceWarning, stacklevel=4)
 
     def _stored_vote(self) -> StoredVote:
         """``offset_ + learning_rate * sum_j h_j``: trees of any leaf values, whose sum must not

@@ -59,12 +59,13 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
+from marginboost.core.example_vectors import as_float_vector, full_like
 from marginboost.core.line_search import exact_line_search
 from marginboost.core.bit_matrix import GrowingMarginMatrix
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Status, history_columns, run_rounds
 from marginboost.core.step_sizes import STEP_RULES, check_step_rule, step_size
 from marginboost.functional.losses import ExponentialLoss, check_targets, resolve_loss
-from marginboost.weak_learners import DecisionStump, EdgeTree
+from marginboost.weak_learners import DecisionStump, EdgeTree, HistogramStump, HistogramTree
 from marginboost.weak_learners.regression import RegressionStump, RegressionTree
 
 __all__ = [
@@ -75,9 +76,11 @@ __all__ = [
     "STEP_RULES",
     "adaboost_fw",
     "best_constant",
+    "checked_fwboost_problem",
     "classifier_oracle",
     "fwboost",
     "fwboost_loop",
+    "prepared_regression_oracle",
     "regression_oracle",
 ]
 
@@ -100,7 +103,8 @@ def classifier_oracle(learner, X: np.ndarray) -> "_ClassifierOracle":
     """FWBoost_C's oracle (001 Algorithm 3): ``g -> (h, h(X), 1.0)``, h fit on labels
     ``sign(g)`` with weights ``|g| / sum |g|``.
 
-    The exact learners (:class:`DecisionStump`, :class:`EdgeTree`) see labels and weights
+    The exact and histogram learners (:class:`DecisionStump`, :class:`EdgeTree`,
+    :class:`HistogramStump`, :class:`HistogramTree`) see labels and weights
     only through ``w_i = d_i y_i = g_i / sum |g|``, so they are prepared once with ``y = 1``
     and called with that signed vector (no presorting per round); any other learner is
     prepared every round with the labels ``sign(g)``.
@@ -115,7 +119,13 @@ def regression_oracle(learner, X: np.ndarray, p: np.ndarray) -> "_RegressionOrac
     ``||h~||_inf`` is taken on the training sample (for stumps and trees every leaf holds a
     training example, so it is the sup over all x).
     """
-    return _RegressionOracle(learner, X, p)
+    return prepared_regression_oracle(learner.prepare(X), p)
+
+
+def prepared_regression_oracle(prepared, p) -> "_RegressionOracle":
+    """:func:`regression_oracle` with the least-squares oracle ``prepared`` (``(r, s) -> (h, h(X))``),
+    e.g. one over a Dask cluster's sample: its vectors may be kept on the workers."""
+    return _RegressionOracle(prepared, p)
 
 
 # The oracles are objects, not closures: a warm-started estimator keeps its loop, oracle included,
@@ -125,7 +135,7 @@ class _ClassifierOracle:
 
     def __init__(self, learner, X: np.ndarray):
         self.learner = learner
-        exact = isinstance(learner, (DecisionStump, EdgeTree))
+        exact = isinstance(learner, (DecisionStump, EdgeTree, HistogramStump, HistogramTree))
         self.prepared = learner.prepare(X, np.ones(X.shape[0])) if exact else None
         self.X = None if exact else X  # (the prepared oracle holds what it needs of X)
 
@@ -142,17 +152,17 @@ class _ClassifierOracle:
 
 
 class _RegressionOracle:
-    """:func:`regression_oracle`."""
+    """:func:`prepared_regression_oracle`."""
 
-    def __init__(self, learner, X: np.ndarray, p: np.ndarray):
-        self.prepared, self.p = learner.prepare(X), p
+    def __init__(self, prepared, p):
+        self.prepared, self.p = prepared, p
 
-    def __call__(self, g: np.ndarray):
+    def __call__(self, g):
         h, out = self.prepared(g / self.p, self.p)
-        out = np.asarray(out, dtype=np.float64)
-        norm = float(np.max(np.abs(out)))
+        out = as_float_vector(out)
+        norm = float(abs(out).max())
         if norm == 0.0:
-            return h, np.zeros_like(out), 0.0
+            return h, abs(out), 0.0  # all +0.0 (abs clears the sign of a -0.0), a vector of out's kind
         scale = 1.0 / norm  # Python floats: inf, no warning, where it overflows (norm <= 2^-1024)
         if scale == np.inf:  # store the atom h / norm itself, scale 1
             return _rescaled(h, lambda v: v / norm), out / norm, 1.0
@@ -175,9 +185,9 @@ def best_constant(loss, y: np.ndarray, sample_weight=None) -> float:
     ``c -> sum_i grad L(c 1)_i`` (an endpoint when it has no sign change there)."""
     def slope(c):
         with np.errstate(over="ignore", invalid="ignore"):  # y too large for the loss: NaN, below
-            return float(np.sum(loss.gradient(np.full(y.shape[0], c), y, sample_weight)))
+            return float(loss.gradient(full_like(y, c), y, sample_weight).sum())
 
-    lo, hi = float(np.min(y)), float(np.max(y))
+    lo, hi = float(y.min()), float(y.max())
     if lo == hi or slope(lo) >= 0.0:
         return lo
     if slope(hi) <= 0.0:
@@ -209,11 +219,10 @@ def _check_finite_loss(loss, y, s, offset: float, beta: float) -> None:
     """Raise ``ValueError`` unless the loss is finite at ``F = offset`` (else ``y`` is too large
     for it) and at ``F = offset +- beta`` (else ``beta`` is). The iterates stay in that box, and
     a convex pointwise loss is largest at one of its ends, so every iterate's loss is finite."""
-    m = y.shape[0]
     name = loss.name
     with np.errstate(over="ignore", invalid="ignore"):
-        at_offset = loss.value(np.full(m, offset), y, s) if np.isfinite(offset) else np.inf
-        at_ends = max(loss.value(np.full(m, offset - beta), y, s), loss.value(np.full(m, offset + beta), y, s))
+        at_offset = loss.value(full_like(y, offset), y, s) if np.isfinite(offset) else np.inf
+        at_ends = max(loss.value(full_like(y, offset - beta), y, s), loss.value(full_like(y, offset + beta), y, s))
     if not np.isfinite(at_offset):
         raise ValueError(f"loss={name!r} is not finite at the initial model F = {offset:.6g}: y is too large "
                          "for it (the loss overflows); rescale y")
@@ -252,38 +261,42 @@ class FWBoostLoop(RoundLoop):
     the next update needs. The atom directions (a :class:`GrowingMarginMatrix`), the hypotheses and
     their scales only grow; a round rolled back is cut from them by the length of ``alpha``.
     Iterate 0 is recorded but not committed (no model yet); round 1 starts from it.
+
+    The per-example vectors (``y``, ``F``, ``g``, the atoms) are numpy arrays, or vectors kept on
+    the workers of a Dask cluster (:mod:`marginboost.dask.loss_loops`), with ``atoms`` a margin
+    matrix of columns kept there.
     """
 
     columns = FW_LOOP_COLUMNS
     progress = ("loss", "gap")
     start_row = True
 
-    def __init__(self, lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth):
+    def __init__(self, lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth, atoms=None):
         self.lmo, self.loss, self.y, self.beta, self.s = lmo, loss, y, beta, sample_weight
         self.offset, self.step_rule, self.away_steps, self.tol, self.smooth = offset, step, away_steps, tol, smooth
         self.descent = _Descent(loss, y, sample_weight)
-        self.atoms = GrowingMarginMatrix(y.shape[0])  # atom directions a_j (identical ones merged; bits if +-1)
+        # atom directions a_j (identical ones merged; bits if +-1)
+        self.atoms = GrowingMarginMatrix(y.shape[0]) if atoms is None else atoms
         self.hypotheses: list = []
         self.scales: list = []
 
     def step(self, state, t):
         if state is None:  # iterate 0: F_0 = offset, all weight on the zero atom
-            Z, alpha, alpha0, gamma, direction, logged = np.zeros(self.y.shape[0]), np.zeros(0), 1.0, 0.0, _INIT, None
+            Z, alpha, alpha0, gamma, direction, logged = full_like(self.y, 0.0), np.zeros(0), 1.0, 0.0, _INIT, None
         else:
             n = state.alpha.shape[0]  # drop what a rolled-back round added
             self.atoms.truncate(n)
             del self.hypotheses[n:], self.scales[n:]
             Z, alpha, alpha0, gamma, direction, logged = self._update(state)
         beta, F = self.beta, self.offset + Z
-        g = -self.loss.gradient(F, self.y, self.s)
-        if np.any(g):
+        g, value, moves = self._gradient_and_value(F)
+        if moves:
             h, a, scale = self.lmo(g)
             if not np.isfinite(beta * scale):  # FWBoost_R: beta / ||h~|| overflows (||h~|| ~ 1e-308)
                 h, scale = _rescaled(h, lambda v: scale * v), 1.0
             vertex, gap = (h, a, scale), float(g @ (beta * a - Z))
         else:  # a stationary point: F is optimal, and no oracle can be asked with weights 0
             vertex, gap = None, 0.0
-        value = self.loss.value(F, self.y, self.s)
         new = _FWState(t, Z, alpha, alpha0, F, g, vertex, gap, value)
         row = {"loss": value, "gap": gap, "step": gamma, "direction": direction,
                "n_active": int(np.count_nonzero(alpha)), "l1_norm": beta * alpha.sum()}
@@ -292,6 +305,12 @@ class FWBoostLoop(RoundLoop):
             return RoundOutcome(row, new, stop=stop, commit=False)
         # iterate t is complete once its row (its FW gap) is: commit it, then log its update
         return RoundOutcome(row, new, stop=stop, path=(alpha, logged))
+
+    def _gradient_and_value(self, F):
+        """``g = -grad L(F)``, ``L(F)`` and whether ``g`` has a nonzero entry (a fit on a cluster
+        takes both numbers in one pass over the blocks)."""
+        g = -self.loss.gradient(F, self.y, self.s)
+        return g, self.loss.value(F, self.y, self.s), bool(np.any(g))
 
     def _update(self, state):
         """Iterate ``state.t + 1``: ``(Z, alpha, alpha0, gamma, direction, path step)``, new arrays."""
@@ -401,6 +420,13 @@ def fwboost_loop(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="li
     """The loop of :func:`fwboost`, checked (``beta > 0``, targets the loss accepts, a loss finite
     on the l1 ball, a step the loss allows) and ready for :func:`~marginboost.core.rounds.run_rounds`."""
     y = np.asarray(y, dtype=np.float64)
+    loss, smooth = checked_fwboost_problem(loss, y, beta, sample_weight, offset, step)
+    return FWBoostLoop(lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth)
+
+
+def checked_fwboost_problem(loss, y, beta, sample_weight, offset, step) -> tuple:
+    """:func:`fwboost_loop`'s checks (``y`` a numpy vector or one kept on a Dask cluster's
+    workers): the loss (resolved) and its smoothness on the l1 ball."""
     if not beta > 0:
         raise ValueError(f"beta must be > 0 (the l1 radius), got beta={beta!r}")
     loss = resolve_loss(loss)  # a Loss: the checks below read its name without probing
@@ -408,7 +434,7 @@ def fwboost_loop(lmo, loss, y, beta, *, sample_weight=None, offset=0.0, step="li
     _check_finite_loss(loss, y, sample_weight, offset, beta)
     smooth = loss.smoothness(y, offset - beta, offset + beta, sample_weight)
     _check_step(loss, step, smooth)
-    return FWBoostLoop(lmo, loss, y, beta, sample_weight, offset, step, away_steps, tol, smooth)
+    return loss, smooth
 
 
 class _SoftmaxDescent:

@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from marginboost.core.example_vectors import as_float_vector, full_like
 from marginboost.core.rounds import FitResult, RoundLoop, RoundOutcome, Rounds, Status, history_columns, run_rounds
 from marginboost.functional.fwboost import best_constant
 from marginboost.functional.losses import (AbsoluteLoss, ExponentialLoss, LogisticLoss, PointwiseLoss, SquaredLoss,
@@ -57,7 +58,8 @@ from marginboost.weak_learners.histogram_regression import HistogramLeastSquares
 from marginboost.weak_learners.regression import LeastSquaresStump, LeastSquaresTree, RegressionStump, RegressionTree
 from marginboost.weak_learners.stumps import right_side
 
-__all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "gbm_loop", "initial_constant", "leaf_ids"]
+__all__ = ["GBMLoop", "GBM_HISTORY_COLUMNS", "LEAF_UPDATES", "gbm", "gbm_loop", "initial_constant", "leaf_ids",
+           "newton_leaf_values"]
 
 LEAF_UPDATES = ("mean", "newton")
 # One row per iterate F_t, t = 0 (the constant alone), 1, ..., max_iter. The driver adds
@@ -124,13 +126,21 @@ def _newton_leaves(h, X, r, s_fit, curvature):
     n_leaves = (h.value.shape[0] if isinstance(h, RegressionTree) else 2)
     num = np.bincount(leaf, weights=s_fit * r, minlength=n_leaves)
     den = np.bincount(leaf, weights=s_fit * curvature, minlength=n_leaves)
-    gamma = np.divide(num, den, out=np.zeros(n_leaves), where=np.abs(den) >= _TINY_CURVATURE)
+    h, gamma = newton_leaf_values(h, num, den)
+    return h, gamma[leaf]
+
+
+def newton_leaf_values(h, num, den):
+    """``(h, gamma)``: ``h`` with every leaf's value ``gamma = num / den`` (0 where ``|den|`` is below
+    1e-150), from the per-leaf sums ``num = sum s r`` and ``den = sum s l''`` (indexed by
+    :func:`leaf_ids`)."""
+    gamma = np.divide(num, den, out=np.zeros(num.shape[0]), where=np.abs(den) >= _TINY_CURVATURE)
     if isinstance(h, RegressionTree):
         is_leaf = h.feature < 0
         h = dataclasses.replace(h, value=np.where(is_leaf, gamma, h.value))
     else:
         h = dataclasses.replace(h, left=float(gamma[0]), right=float(gamma[1]))
-    return h, gamma[leaf]
+    return h, gamma
 
 
 def _check_newton(loss, learner) -> None:
@@ -162,19 +172,25 @@ class GBMLoop(RoundLoop):
     from the trees, and the generator set back to its state after the committed round, so a
     warm start (:func:`~marginboost.core.rounds.continue_rounds`) draws what an uninterrupted fit
     would. Round 0 (``F_0``, the constant) is recorded but not committed; round 1 starts from it.
+
+    ``oracle``: the learner already prepared on X (None: prepared here). The per-example vectors
+    are numpy arrays, or vectors kept on a Dask cluster's workers (:mod:`marginboost.dask.loss_loops`,
+    whose loop supplies the constant, the loss's value and the Newton leaves there).
     """
 
     columns = GBM_LOOP_COLUMNS
     progress = ("loss",)
     start_row = True
 
-    def __init__(self, learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng):
+    def __init__(self, learner, X, loss, y, s, learning_rate, subsample, leaf_update, rng, oracle=None):
         self.learner, self.X, self.loss, self.y, self.s = learner, X, loss, y, s
         self.learning_rate, self.leaf_update, self.rng = learning_rate, leaf_update, rng
         m = y.shape[0]
         self.p = s / s.sum()
         self.n_inbag = max(1, int(subsample * m))
-        self.oracle = learner.prepare(X) if self.n_inbag == m else None  # presorted once when every row is in bag
+        if oracle is None and self.n_inbag == m:
+            oracle = learner.prepare(X)  # presorted once when every row is in bag
+        self.oracle = oracle
         self.hypotheses: list = []
         self.init: float | None = None
         self.init_loss: float | None = None  # L(F_0), the constant's loss: the divergence test's scale
@@ -188,14 +204,14 @@ class GBMLoop(RoundLoop):
         loss, X, y, s = self.loss, self.X, self.y, self.s
         if state is None:  # round 0: F_0 = the loss-minimising constant
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                init = initial_constant(loss, y, s)
-                F = np.full(y.shape[0], init)
-                value = loss.value(F, y, s)
+                init = self._initial_constant()
+                F = full_like(y, init)
+                value, _ = self._value_and_finite(F)
             if not (np.isfinite(init) and np.isfinite(value)):
                 raise ValueError(f"loss={loss.name!r} is not finite at the initial constant "
                                  f"F = {init:.6g}: y is too large for it (the loss overflows); rescale y")
             self.init, self.init_loss = init, value
-            state = _GBMState(0, np.zeros(y.shape[0]), F, value, self._rng_state())
+            state = _GBMState(0, full_like(y, 0.0), F, value, self._rng_state())
             return RoundOutcome({"loss": value}, state, commit=False)
         del self.hypotheses[state.t:]  # drop what a rolled-back round added
         if state.rng_state is not None:
@@ -214,15 +230,15 @@ class GBMLoop(RoundLoop):
         else:
             h, out = self.oracle(r, s)
         if self.leaf_update == "newton":
-            h, out = _newton_leaves(h, X, r, s_fit, loss.curvature(y, F, F))
+            h, out = self._newton_leaves(h, r, s_fit, loss.curvature(y, F, F))
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
             # the ensemble's sum first, the constant last: predict's order, so that F is predict's
             # value on the training sample (with a large constant, adding each tree to it lost
             # the trees' low digits: issue 33)
-            Z_next = state.Z + self.learning_rate * np.asarray(out, dtype=np.float64)
+            Z_next = state.Z + self.learning_rate * as_float_vector(out)
             F_next = self.init + Z_next
-            value = loss.value(F_next, y, s)
-        if not (np.isfinite(value) and np.all(np.isfinite(F_next))):
+            value, finite = self._value_and_finite(F_next)
+        if not (np.isfinite(value) and finite):
             self.divergence = "overflow"
             # this round overflowed: keep the rounds before it
             return RoundOutcome(None, stop=Status.DIVERGED, reason="overflow")
@@ -234,6 +250,18 @@ class GBMLoop(RoundLoop):
         new = _GBMState(state.t + 1, Z_next, F_next, value, self._rng_state())
         weights = np.full(new.t, float(self.learning_rate))
         return RoundOutcome({"loss": value}, new, path=(weights, (1.0, [new.t - 1])))
+
+    def _initial_constant(self) -> float:
+        """``F_0``: :func:`initial_constant` on the training sample."""
+        return initial_constant(self.loss, self.y, self.s)
+
+    def _value_and_finite(self, F) -> tuple[float, bool]:
+        """``L(F)`` and whether every ``F_i`` is finite (on a cluster: one pass over the blocks)."""
+        return self.loss.value(F, self.y, self.s), bool(np.all(np.isfinite(F)))
+
+    def _newton_leaves(self, h, r, s_fit, curvature):
+        """``(h, h(X))`` with Newton leaf values (module docstring), ``curvature`` the ``l''`` per example."""
+        return _newton_leaves(h, self.X, r, s_fit, curvature)
 
     def ensemble(self, state):
         return self.hypotheses[: state.t], np.full(state.t, float(self.learning_rate)), self.init

@@ -53,6 +53,8 @@ from abc import ABC, abstractmethod
 import numpy as np
 from scipy.special import expit
 
+from marginboost.core.example_vectors import ExampleVector
+
 __all__ = [
     "AbsoluteLoss",
     "ExponentialLoss",
@@ -312,6 +314,8 @@ def check_targets(loss, y: np.ndarray) -> None:
     """Raise ``ValueError`` naming ``loss`` (a loss or its name, :func:`resolve_loss`) when a
     classification loss meets other targets."""
     loss = resolve_loss(loss)
+    if isinstance(y, ExampleVector):
+        return  # labels kept on a cluster's workers: made in {-1, +1} by its data checks (marginboost.dask.data)
     if loss.kind == "classification" and not np.all(np.abs(y) == 1.0):
         raise ValueError(
             f"loss={loss.name!r} is a classification loss: it needs targets in "

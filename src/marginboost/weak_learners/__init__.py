@@ -46,10 +46,29 @@ __all__ = [
     "bin_features",
     "bin_thresholds",
     "make_lpboost_worst_case",
+    "resolve_regression_learner",
     "resolve_weak_learner",
 ]
 
 NAMED_WEAK_LEARNERS = ("stump", "tree", "hist_stump", "hist_tree")
+# The learner each name gives, in NAMED_WEAK_LEARNERS's order, for classification (edge) and
+# regression (least squares); the trees take max_depth.
+_EDGE_LEARNERS = (DecisionStump, EdgeTree, HistogramStump, HistogramTree)
+_LEAST_SQUARES_LEARNERS = (LeastSquaresStump, LeastSquaresTree, HistogramLeastSquaresStump, HistogramLeastSquaresTree)
+
+
+def _resolve(spec, max_depth: int, named: tuple, base: type, adapter, what: str):
+    if isinstance(spec, str) and spec in NAMED_WEAK_LEARNERS:
+        cls = named[NAMED_WEAK_LEARNERS.index(spec)]
+        return cls(max_depth=max_depth) if spec.endswith("tree") else cls()
+    if isinstance(spec, base):
+        return spec
+    if callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None)):
+        return adapter(spec)
+    raise ValueError(
+        f"weak_learner must be one of {NAMED_WEAK_LEARNERS}, {what}, or a scikit-learn estimator with fit/predict "
+        f"(and sample_weight support); got weak_learner={spec!r}"
+    )
 
 
 def resolve_weak_learner(spec, max_depth: int = 2) -> WeakLearner:
@@ -59,20 +78,13 @@ def resolve_weak_learner(spec, max_depth: int = 2) -> WeakLearner:
     'hist_tree' -> HistogramTree(max_depth), a WeakLearner -> itself,
     an object with ``fit`` and ``predict`` (a scikit-learn estimator) -> SklearnWeakLearner.
     """
-    if isinstance(spec, str):
-        if spec == "stump":
-            return DecisionStump()
-        if spec == "tree":
-            return EdgeTree(max_depth=max_depth)
-        if spec == "hist_stump":
-            return HistogramStump()
-        if spec == "hist_tree":
-            return HistogramTree(max_depth=max_depth)
-    elif isinstance(spec, WeakLearner):
-        return spec
-    elif callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None)):
-        return SklearnWeakLearner(spec)
-    raise ValueError(
-        f"weak_learner must be one of {NAMED_WEAK_LEARNERS}, a WeakLearner instance, or a scikit-learn "
-        f"estimator with fit/predict (and sample_weight support); got {spec!r}"
-    )
+    return _resolve(spec, max_depth, _EDGE_LEARNERS, WeakLearner, SklearnWeakLearner, "a WeakLearner instance")
+
+
+def resolve_regression_learner(spec, max_depth: int = 3) -> RegressionLearner:
+    """Turn the ``weak_learner`` parameter of a regression loop (GBM, FWBoost_R) into a
+    :class:`RegressionLearner`: 'stump' -> LeastSquaresStump(), 'tree' -> LeastSquaresTree(max_depth),
+    'hist_stump' -> HistogramLeastSquaresStump(), 'hist_tree' -> HistogramLeastSquaresTree(max_depth)
+    (255 bins), a RegressionLearner -> itself, a scikit-learn regressor -> SklearnRegressionLearner."""
+    return _resolve(spec, max_depth, _LEAST_SQUARES_LEARNERS, RegressionLearner, SklearnRegressionLearner,
+                    "a RegressionLearner")

@@ -51,12 +51,12 @@ import numpy as np
 from marginboost.core.example_vectors import as_float_vector
 from marginboost.weak_learners._histogram import _best_bin_ls_splits, _sum
 from marginboost.weak_learners.binning import Bins, check_max_bins, n_threads
-from marginboost.weak_learners.histogram import (LevelStats, LocalSample, _BinTree, _bin_once, _missing_bins,
-                                                 check_max_depth, level_stats, tree_predictions)
+from marginboost.weak_learners.histogram import (_FROM_ROOT, LevelStats, LocalSample, _BinTree, _bin_once, _descend,
+                                                 _missing_bins, check_max_depth, level_stats, tree_predictions)
 from marginboost.weak_learners.regression import SPLIT_TOL, RegressionLearner, RegressionStump, RegressionTree
 
 __all__ = ["HistogramLeastSquaresStump", "HistogramLeastSquaresTree", "HistogramLeastSquaresOracle",
-           "LeastSquaresLevel", "LocalLeastSquaresSample", "least_squares_level"]
+           "LeastSquaresLevel", "LocalLeastSquaresSample", "least_squares_level", "tree_node_sums"]
 
 
 class LeastSquaresLevel(NamedTuple):
@@ -80,11 +80,21 @@ def node_totals(q, leaf, active_pos, n_nodes: int) -> np.ndarray:
 
 
 def least_squares_level(codes, sr, s, q, routing, n_nodes: int, width: int) -> LeastSquaresLevel:
-    """A row block's :class:`LeastSquaresLevel`, every node summed from its examples (the blocks
-    of a Dask sample run it; their sums add up to the sample's)."""
+    """A row block's :class:`LeastSquaresLevel`, every node summed from its examples, without the
+    examples' nodes (the blocks of a Dask sample run it; their sums add up to the sample's)."""
     r_stats = level_stats(codes, sr, routing, n_nodes, width, True)
     s_stats = level_stats(codes, s, routing, n_nodes, width, True)
-    return LeastSquaresLevel(r_stats, s_stats, node_totals(q, r_stats.leaf, routing[4], n_nodes))
+    q_nodes = node_totals(q, r_stats.leaf, routing[4], n_nodes)
+    return LeastSquaresLevel(r_stats._replace(leaf=None), s_stats._replace(leaf=None), q_nodes)
+
+
+def tree_node_sums(codes, routing, a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Per node of the tree ``routing`` the sums of ``a`` and of ``b`` over the examples whose walk
+    ends there, each in example order (GBM's Newton leaves on a Dask cluster)."""
+    feature, cut, left, right, _, missing_code = routing
+    leaf = _descend(codes, feature, cut, left, right, missing_code, _FROM_ROOT)
+    n_nodes = feature.shape[0]
+    return np.bincount(leaf, weights=a, minlength=n_nodes), np.bincount(leaf, weights=b, minlength=n_nodes)
 
 
 class LocalLeastSquaresSample:
@@ -104,6 +114,7 @@ class LocalLeastSquaresSample:
         return LeastSquaresLevel(r_stats, s_stats, node_totals(q, r_stats.leaf, routing[4], n_nodes))
 
     def tree_predictions(self, routing, value) -> np.ndarray:
+        """``value`` at the node each example's walk of the tree ``routing`` ends in."""
         return tree_predictions(self.codes, routing, value)
 
 
@@ -111,12 +122,15 @@ class HistogramLeastSquaresOracle:
     """``(r, s) -> (h, h(X))``: the least-squares tree of depth ``max_depth`` over the bins of
     ``sample`` (module docstring), as a :class:`.regression.RegressionStump` where ``stump``.
     ``r`` and ``s`` are numpy vectors, or vectors of the sample's kind (a Dask sample's
-    :class:`~marginboost.dask.rows.RowVector`), and so is ``h(X)``."""
+    :class:`~marginboost.dask.rows.RowVector`), and so is ``h(X)``. ``last_routing``: the routing
+    of the codes (:meth:`.histogram._BinTree.routing`) by the last hypothesis returned, whose
+    node ids are a tree's (a stump's: 1 left, 2 right, or 0 alone for the constant)."""
 
     def __init__(self, sample, bins: Bins, max_depth: int, stump: bool = False):
         self.sample, self.bins, self.max_depth, self.stump = sample, bins, max_depth, stump
         self._missing = _missing_bins(bins)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
+        self.last_routing = None
 
     def __call__(self, r, s):
         r, s = as_float_vector(r), as_float_vector(s)
@@ -145,7 +159,8 @@ class HistogramLeastSquaresOracle:
                 tree.value[tree.left[nid]] = float(left_r[n] / left_s[n])
                 tree.value[tree.right[nid]] = float((S[n] - left_r[n]) / (W[n] - left_s[n]))
         value = np.asarray(tree.value, dtype=np.float64)
-        pred = self.sample.tree_predictions(tree.routing(), value)
+        self.last_routing = tree.routing()
+        pred = self.sample.tree_predictions(self.last_routing, value)
         if not self.stump:
             return tree.hypothesis(bins.thresholds.shape[0], RegressionTree), pred
         if tree.feature[0] < 0:

@@ -67,12 +67,10 @@ from marginboost.weak_learners.trees import CategoricalLevelGrower, DecisionTree
 __all__ = [
     "LeastSquaresStump",
     "LeastSquaresTree",
-    "NAMED_REGRESSION_LEARNERS",
     "RegressionLearner",
     "RegressionStump",
     "RegressionTree",
     "SklearnRegressionLearner",
-    "resolve_regression_learner",
 ]
 
 # A cut must beat the best so far by more than this times sum_i s_i r_i^2 of its node, so that
@@ -322,32 +320,3 @@ class _SklearnRegressionOracle:
 
     def __call__(self, r, s):
         return self.adapter.prepare(self.X, r)(np.asarray(s, dtype=np.float64) / np.sum(s))
-
-
-NAMED_REGRESSION_LEARNERS = ("stump", "tree", "hist_stump", "hist_tree")
-
-
-def resolve_regression_learner(spec, max_depth: int = 3) -> RegressionLearner:
-    """'stump' -> LeastSquaresStump(), 'tree' -> LeastSquaresTree(max_depth), 'hist_stump' ->
-    HistogramLeastSquaresStump(), 'hist_tree' -> HistogramLeastSquaresTree(max_depth) (255 bins),
-    a RegressionLearner -> itself, a scikit-learn regressor -> SklearnRegressionLearner."""
-    # (imported here: the histogram learners' module imports this one)
-    from marginboost.weak_learners.histogram_regression import HistogramLeastSquaresStump, HistogramLeastSquaresTree
-
-    if isinstance(spec, str):
-        if spec == "stump":
-            return LeastSquaresStump()
-        if spec == "tree":
-            return LeastSquaresTree(max_depth=max_depth)
-        if spec == "hist_stump":
-            return HistogramLeastSquaresStump()
-        if spec == "hist_tree":
-            return HistogramLeastSquaresTree(max_depth=max_depth)
-    elif isinstance(spec, RegressionLearner):
-        return spec
-    elif callable(getattr(spec, "fit", None)) and callable(getattr(spec, "predict", None)):
-        return SklearnRegressionLearner(spec)
-    raise ValueError(
-        f"weak_learner must be one of {NAMED_REGRESSION_LEARNERS}, a RegressionLearner, or a scikit-learn regressor "
-        f"with fit/predict (and sample_weight support); got weak_learner={spec!r}"
-    )
