@@ -22,7 +22,7 @@ from marginboost.estimators.input_data import is_dask_collection
 from marginboost.estimators.multiclass import fit_each_class, is_one_vs_rest
 from marginboost.weak_learners.histogram import HistogramStumpOracle, HistogramTreeOracle, check_max_depth
 
-__all__ = ["DASK_WEAK_LEARNERS", "DaskEarlyStopping", "DaskFitMixin", "dask_constraints"]
+__all__ = ["DASK_WEAK_LEARNERS", "DaskEarlyStopping", "DaskFitMixin", "dask_constraints", "store_parameters"]
 
 DASK_WEAK_LEARNERS = ("hist_tree", "hist_stump")
 
@@ -262,3 +262,13 @@ def dask_constraints(local_cls) -> dict:
     """The parameter constraints of the Dask class of ``local_cls``: its own, with ``weak_learner``
     a histogram learner, ``max_bins`` and ``client`` added."""
     return {**local_cls._parameter_constraints, **DaskFitMixin._dask_parameter_constraints}
+
+
+def store_parameters(est, cls, arguments: dict) -> None:
+    """``__init__`` of a Dask class ``cls`` (scikit-learn's contract: it only stores), called with
+    its ``locals()``: the in-memory class's parameters stored by its ``__init__``, then ``max_bins``
+    and ``client``."""
+    local = {k: v for k, v in arguments.items() if k not in ("self", "__class__", "max_bins", "client")}
+    super(cls, est).__init__(**local)
+    est.max_bins = arguments["max_bins"]
+    est.client = arguments["client"]

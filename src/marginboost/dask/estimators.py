@@ -18,7 +18,7 @@ to the client, and every vector of one entry per example stays on the workers
 """
 from __future__ import annotations
 
-from marginboost.dask.base import DaskFitMixin, dask_constraints
+from marginboost.dask.base import DaskFitMixin, dask_constraints, store_parameters
 from marginboost.dask.margin_matrix import DistributedMarginMatrix
 from marginboost.dask.objectives import DistributedSmoothedSoftMargin
 from marginboost.estimators.compat import StrOptions
@@ -101,13 +101,7 @@ class DaskMLPBoostClassifier(_DaskSoftMarginMixin, MLPBoostClassifier):
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
                  warm_start=False, step="short_step", secondary="newton", categorical_features=None, max_bins=255,
                  client=None):
-        super().__init__(nu=nu, eps=eps, weak_learner=weak_learner, max_depth=max_depth, max_iter=max_iter,
-                         max_time=max_time, verbose=verbose, callbacks=callbacks, early_stopping=early_stopping,
-                         validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
-                         warm_start=warm_start, step=step, secondary=secondary,
-                         categorical_features=categorical_features)
-        self.max_bins = max_bins
-        self.client = client
+        store_parameters(self, DaskMLPBoostClassifier, locals())
 
 
 def _init_fixed_assembly(self, nu=0.1, eps=0.01, weak_learner="hist_tree", max_depth=2, max_iter=1000, max_time=None,

@@ -24,7 +24,7 @@ lazy ``predict`` family, :meth:`to_local` and model files) by the loops of
 """
 from __future__ import annotations
 
-from marginboost.dask.base import DaskFitMixin, dask_constraints
+from marginboost.dask.base import DaskFitMixin, dask_constraints, store_parameters
 from marginboost.dask.loss_loops import DistributedGBMLoop, EdgeOracleOfGradient, distributed_fwboost_loop
 from marginboost.estimators.compat import StrOptions
 from marginboost.estimators.fwboost import FWBoostClassifier, FWBoostRegressor
@@ -54,15 +54,6 @@ class _DaskLossMixin(DaskFitMixin):
         stump = self.weak_learner == "hist_stump"
         depth = 1 if stump else check_max_depth(self.max_depth)
         return HistogramLeastSquaresOracle(data.sample, data.bins, depth, stump)
-
-
-def _store_parameters(est, cls, arguments: dict) -> None:
-    """``__init__`` of the classes here (scikit-learn's contract: it only stores): the in-memory
-    class's parameters stored by its ``__init__``, then ``max_bins`` and ``client``."""
-    local = {k: v for k, v in arguments.items() if k not in ("self", "max_bins", "client")}
-    super(cls, est).__init__(**local)
-    est.max_bins = arguments["max_bins"]
-    est.client = arguments["client"]
 
 
 def _loss_constraints(local_cls, losses) -> dict:
@@ -116,7 +107,7 @@ class DaskGBMRegressor(_DaskGBMMixin, GBMRegressor):
                  max_depth=3, leaf_update="mean", random_state=None, max_time=None, verbose=0, callbacks=None,
                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
                  categorical_features=None, max_bins=255, client=None):
-        _store_parameters(self, DaskGBMRegressor, locals())
+        store_parameters(self, DaskGBMRegressor, locals())
 
 
 class DaskGBMClassifier(_DaskGBMMixin, GBMClassifier):
@@ -130,7 +121,7 @@ class DaskGBMClassifier(_DaskGBMMixin, GBMClassifier):
                  max_depth=3, leaf_update="newton", random_state=None, max_time=None, verbose=0, callbacks=None,
                  early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
                  categorical_features=None, max_bins=255, client=None):
-        _store_parameters(self, DaskGBMClassifier, locals())
+        store_parameters(self, DaskGBMClassifier, locals())
 
 
 class DaskFWBoostRegressor(_DaskFWBoostMixin, FWBoostRegressor):
@@ -145,7 +136,7 @@ class DaskFWBoostRegressor(_DaskFWBoostMixin, FWBoostRegressor):
                  weak_learner="hist_tree", max_depth=3, max_iter=100, eps=0.0, init="constant", max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
                  warm_start=False, tol=DEPRECATED, categorical_features=None, max_bins=255, client=None):
-        _store_parameters(self, DaskFWBoostRegressor, locals())
+        store_parameters(self, DaskFWBoostRegressor, locals())
 
 
 class DaskFWBoostClassifier(_DaskFWBoostMixin, FWBoostClassifier):
@@ -160,4 +151,4 @@ class DaskFWBoostClassifier(_DaskFWBoostMixin, FWBoostClassifier):
                  weak_learner="hist_tree", max_depth=2, max_iter=100, eps=0.0, max_time=None, verbose=0,
                  callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10, warm_start=False,
                  tol=DEPRECATED, categorical_features=None, max_bins=255, client=None):
-        _store_parameters(self, DaskFWBoostClassifier, locals())
+        store_parameters(self, DaskFWBoostClassifier, locals())

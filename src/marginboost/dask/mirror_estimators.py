@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from marginboost.dask.base import DaskFitMixin, dask_constraints
+from marginboost.dask.base import DaskFitMixin, dask_constraints, store_parameters
 from marginboost.dask.mirror import (DASK_VARIANTS, DistributedMirrorAscentLoop, dask_adaboost, dask_madaboost,
                                      dask_maboost)
 from marginboost.estimators.compat import StrOptions
@@ -64,13 +64,7 @@ class DaskAdaBoostClassifier(_DaskMirrorMixin, AdaBoostClassifier):
     def __init__(self, learning_rate=1.0, weak_learner="hist_tree", max_depth=2, max_iter=100, max_time=None,
                  verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
                  warm_start=False, categorical_features=None, max_bins=255, client=None):
-        super().__init__(learning_rate=learning_rate, weak_learner=weak_learner, max_depth=max_depth,
-                         max_iter=max_iter, max_time=max_time, verbose=verbose, callbacks=callbacks,
-                         early_stopping=early_stopping, validation_fraction=validation_fraction,
-                         n_iter_no_change=n_iter_no_change, warm_start=warm_start,
-                         categorical_features=categorical_features)
-        self.max_bins = max_bins
-        self.client = client
+        store_parameters(self, DaskAdaBoostClassifier, locals())
 
     def _dask_parts(self, layout, weights):
         return dask_adaboost(layout, float(self.learning_rate), weights)
@@ -90,14 +84,7 @@ class DaskMABoostClassifier(_DaskMirrorMixin, MABoostClassifier):
                  learning_rate=1.0, weak_learner="hist_tree", max_depth=2, max_iter=100, max_time=None, verbose=0,
                  callbacks=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
                  warm_start=False, categorical_features=None, max_bins=255, client=None):
-        super().__init__(regularizer=regularizer, update=update, variant=variant, smoothness=smoothness,
-                         sparsity=sparsity, learning_rate=learning_rate, weak_learner=weak_learner,
-                         max_depth=max_depth, max_iter=max_iter, max_time=max_time, verbose=verbose,
-                         callbacks=callbacks, early_stopping=early_stopping, validation_fraction=validation_fraction,
-                         n_iter_no_change=n_iter_no_change, warm_start=warm_start,
-                         categorical_features=categorical_features)
-        self.max_bins = max_bins
-        self.client = client
+        store_parameters(self, DaskMABoostClassifier, locals())
 
     def _dask_parts(self, layout, weights):
         return dask_maboost(layout, self.update, self.variant, float(self.smoothness), float(self.learning_rate),
@@ -114,13 +101,7 @@ class DaskMadaBoostClassifier(_DaskMirrorMixin, MadaBoostClassifier):
     def __init__(self, step="paper", learning_rate=1.0, weak_learner="hist_tree", max_depth=2, max_iter=100,
                  max_time=None, verbose=0, callbacks=None, early_stopping=False, validation_fraction=0.1,
                  n_iter_no_change=10, warm_start=False, categorical_features=None, max_bins=255, client=None):
-        super().__init__(step=step, learning_rate=learning_rate, weak_learner=weak_learner, max_depth=max_depth,
-                         max_iter=max_iter, max_time=max_time, verbose=verbose, callbacks=callbacks,
-                         early_stopping=early_stopping, validation_fraction=validation_fraction,
-                         n_iter_no_change=n_iter_no_change, warm_start=warm_start,
-                         categorical_features=categorical_features)
-        self.max_bins = max_bins
-        self.client = client
+        store_parameters(self, DaskMadaBoostClassifier, locals())
 
     def _dask_parts(self, layout, weights):
         return dask_madaboost(layout, self.step, float(self.learning_rate), weights)
