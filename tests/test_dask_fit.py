@@ -28,7 +28,7 @@ from marginboost.dask.rows import RowLayout, RowVector  # noqa: E402
 from marginboost.dask.selection import distributed_kl_projection, distributed_soft_margin  # noqa: E402
 from marginboost.soft_margin.objectives import relative_entropy_to_uniform, soft_margin  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
-from dask_cluster import as_dask, client, problem  # noqa: E402,F401 (client: the fixture)
+from dask_cluster import as_dask, client, fits_with_a_worker_killed, problem  # noqa: E402,F401 (client: the fixture)
 
 
 def scattered(layout, x):
@@ -175,32 +175,16 @@ def test_run_controls(client, capsys):
         DaskMLPBoostClassifier(early_stopping=True, client=client).fit(Xd, yd)
 
 
-async def _exit_process():
-    os._exit(1)
-
-
 def test_a_worker_lost_mid_fit_is_recomputed_and_the_fit_goes_on():
-    """A worker process killed after round 3 (its nanny starts a new one): the scheduler recomputes
-    the lost partitions from X's graph and the committed model's tasks, and the fit ends on the
-    model of an undisturbed fit (issue 31, item 5)."""
+    """A worker process killed after round 3: the scheduler recomputes the lost partitions from X's
+    graph and the committed model's tasks, and the fit ends on the model of an undisturbed fit
+    (issue 31, item 5)."""
     X, y = problem(m=1500, seed=17)
     Xd, yd = as_dask(X, y)
-    params = dict(nu=0.1, eps=0.05, max_iter=7)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    with distributed.Client(cluster) as c, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        undisturbed = DaskMLPBoostClassifier(**params, client=c).fit(Xd, yd)
-        killed = []
-
-        def kill(record):
-            if record.round == 3:
-                worker = sorted(c.scheduler_info()["workers"])[0]
-                c.run(_exit_process, workers=[worker], wait=False)
-                killed.append(worker)
-
-        est = DaskMLPBoostClassifier(**params, client=c, callbacks=[kill]).fit(Xd, yd)
-    cluster.close()
-    assert killed and est.n_iter_ == undisturbed.n_iter_
+    undisturbed, est = fits_with_a_worker_killed(
+        lambda c, callbacks: DaskMLPBoostClassifier(nu=0.1, eps=0.05, max_iter=7, client=c,
+                                                    callbacks=callbacks).fit(Xd, yd), after_round=3)
+    assert est.n_iter_ == undisturbed.n_iter_
     np.testing.assert_allclose(est.weights_, undisturbed.weights_, atol=1e-12)
 
 

@@ -8,7 +8,6 @@ the same cuts, values equal to rounding (here to 1e-10).
 """
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
@@ -21,7 +20,7 @@ from marginboost.weak_learners.regression import RegressionStump
 pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
-from dask_cluster import client  # noqa: E402, F401 (the module's LocalCluster)
+from dask_cluster import client, fits_with_a_worker_killed  # noqa: E402, F401 (the module's LocalCluster)
 from marginboost.dask import (DaskFWBoostClassifier, DaskFWBoostRegressor, DaskGBMClassifier,  # noqa: E402
                               DaskGBMRegressor)
 from marginboost.dask.rows import RowVector  # noqa: E402
@@ -248,33 +247,21 @@ def test_three_classes_one_vs_rest_as_in_memory(client):
     np.testing.assert_allclose(est.predict_proba(Xd).compute(), ref.predict_proba(X), rtol=0, atol=1e-10)
 
 
-async def _exit_process():
-    os._exit(1)
-
-
 def test_a_worker_lost_mid_fit_is_recomputed_and_the_fit_goes_on():
     """A worker process killed after round 5: Dask recomputes the lost blocks of F, Z and the
     gradient by replaying the committed rounds' tasks from X's graph, and each fit ends on the
     model of an undisturbed one (issue 31, item 5)."""
-    distributed = pytest.importorskip("distributed")
     X, y = problem(m=900, seed=41)
     Xd, yd, labels = as_dask(X, y, (y > 0).astype(int), chunk=300)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    with distributed.Client(cluster) as c:
-        for cls, target in ((DaskGBMClassifier, labels), (DaskFWBoostRegressor, yd)):
-            undisturbed = cls(max_iter=9, client=c).fit(Xd, target)
-            killed = []
 
-            def kill(record):
-                if record.round == 5:
-                    worker = sorted(c.scheduler_info()["workers"])[0]
-                    c.run(_exit_process, workers=[worker], wait=False)
-                    killed.append(worker)
+    def fit(c, callbacks):
+        return (DaskGBMClassifier(max_iter=9, client=c, callbacks=callbacks).fit(Xd, labels),
+                DaskFWBoostRegressor(max_iter=9, client=c, callbacks=callbacks).fit(Xd, yd))
 
-            est = cls(max_iter=9, client=c, callbacks=[kill]).fit(Xd, target)
-            assert killed and est.n_iter_ == undisturbed.n_iter_
-            assert_same_model(est, undisturbed, atol=1e-12)
-    cluster.close()
+    undisturbed, disturbed = fits_with_a_worker_killed(fit, after_round=5)
+    for est, reference in zip(disturbed, undisturbed):
+        assert est.n_iter_ == reference.n_iter_
+        assert_same_model(est, reference, atol=1e-12)
 
 
 def test_bad_input_is_named(client):

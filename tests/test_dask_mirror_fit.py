@@ -7,7 +7,6 @@ hypotheses, with the same steps to 1e-12 (the sums are added per block), and log
 """
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
@@ -23,7 +22,7 @@ from marginboost.dask import DaskAdaBoostClassifier, DaskMABoostClassifier, Dask
 from marginboost.dask.mirror import DistributedMirrorAscentLoop  # noqa: E402
 from marginboost.dask.rows import RowVector  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
-from dask_cluster import as_dask, client, problem  # noqa: E402,F401 (client: the fixture)
+from dask_cluster import as_dask, client, fits_with_a_worker_killed, problem  # noqa: E402,F401 (client: the fixture)
 
 
 def assert_same_fit(est, ref, atol=1e-12):
@@ -142,31 +141,16 @@ def test_ctrl_c_mid_round_keeps_the_last_committed_round(client, monkeypatch):
     assert est.margin_ == three.margin_
 
 
-async def _exit_process():
-    os._exit(1)
-
-
 def test_a_worker_lost_mid_fit_is_recomputed_and_the_fit_goes_on():
-    """A worker process killed after round 5 (its nanny starts a new one): the scheduler recomputes
-    the lost blocks of the distribution, the mirror image and the margins from X's graph and the
-    committed rounds' tasks, and the fit ends on the model of an undisturbed fit (issue 31, item 5)."""
+    """A worker process killed after round 5: the scheduler recomputes the lost blocks of the
+    distribution, the mirror image and the margins from X's graph and the committed rounds' tasks,
+    and the fit ends on the model of an undisturbed fit (issue 31, item 5)."""
     X, y = problem(m=1500, seed=29)
     Xd, yd = as_dask(X, y)
-    params = dict(variant="smooth", update="active", max_iter=9)  # the capped simplex's selection too
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    with distributed.Client(cluster) as c:
-        undisturbed = DaskMABoostClassifier(**params, client=c).fit(Xd, yd)
-        killed = []
-
-        def kill(record):
-            if record.round == 5:
-                worker = sorted(c.scheduler_info()["workers"])[0]
-                c.run(_exit_process, workers=[worker], wait=False)
-                killed.append(worker)
-
-        est = DaskMABoostClassifier(**params, client=c, callbacks=[kill]).fit(Xd, yd)
-    cluster.close()
-    assert killed and est.n_iter_ == undisturbed.n_iter_ == 9
+    undisturbed, est = fits_with_a_worker_killed(  # the capped simplex's selection too
+        lambda c, callbacks: DaskMABoostClassifier(variant="smooth", max_iter=9, client=c,
+                                                   callbacks=callbacks).fit(Xd, yd), after_round=5)
+    assert est.n_iter_ == undisturbed.n_iter_ == 9
     np.testing.assert_allclose(est.weights_, undisturbed.weights_, atol=1e-12)
 
 
