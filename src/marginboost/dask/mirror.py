@@ -145,7 +145,7 @@ class DistributedMirrorAscentLoop(MirrorAscentLoop):
         x = self.parts.x1
         mass = None
         if self.parts.normalize:
-            mass = float(sum(self.layout.reduce(_block_sum, x)))
+            mass = x.sum()
         theta = x.map(_log_ratio, self.parts.base)
         return _State(0, x, theta, self.layout.full(0.0), 0.0, mass, np.inf)
 
@@ -167,9 +167,9 @@ class DistributedMirrorAscentLoop(MirrorAscentLoop):
         kind = parts.project.kind
         futures = layout.submit(_update_block, state.x, state.theta, state.margins, self.y, hx, parts.base, eta,
                                 parts.update == "active", kind)
-        theta, margins, x_new = (RowVector(layout, [layout.client.submit(operator.getitem, f, i, pure=False)
-                                                    for f in futures]) for i in range(3))
-        update = layout.client.gather([layout.client.submit(operator.getitem, f, 3, pure=False) for f in futures])
+        theta, margins = (self._item(futures, i) for i in range(2))
+        x_new = self._item(futures, 2) if kind == "hypercube" else None
+        update = layout.client.gather(self._item(futures, 3).parts)
         total = state.total + eta
         x, next_mass, positive = self._project(kind, theta, x_new, update)
         self.hypotheses.append(h)
@@ -183,6 +183,11 @@ class DistributedMirrorAscentLoop(MirrorAscentLoop):
         stop, reason = (None, None) if positive else (Status.CONVERGED, ZERO_WEIGHTS)
         new = _State(state.n + 1, x, theta, margins, total, next_mass if parts.normalize else None, min_margin)
         return RoundOutcome(row, new, stop=stop, reason=reason)
+
+    def _item(self, futures, i: int) -> RowVector:
+        """The vector of item ``i`` of each block's result (tasks on the workers; nothing waits)."""
+        client = self.layout.client
+        return RowVector(self.layout, [client.submit(operator.getitem, f, i, pure=False) for f in futures])
 
     def _project(self, kind, theta, x_new, update):
         """``(x_{t+1}, ||x_{t+1}||_1 where the update gave it, whether x_{t+1} has mass)``."""
@@ -210,10 +215,6 @@ class DistributedMirrorAscentLoop(MirrorAscentLoop):
         return self._fit_result(n, status, rounds, {"distribution": x, "margins": margins,
                                                      "min_margin": state.min_margin if n else 0.0,
                                                      "distributions": None})
-
-
-def _block_sum(x) -> float:
-    return float(x.sum())
 
 
 def _log_ratio(x, s):
