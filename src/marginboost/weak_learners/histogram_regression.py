@@ -81,9 +81,11 @@ def node_totals(q, leaf, active_pos, n_nodes: int) -> np.ndarray:
 
 def least_squares_level(codes, sr, s, q, routing, n_nodes: int, width: int) -> LeastSquaresLevel:
     """A row block's :class:`LeastSquaresLevel`, every node summed from its examples, without the
-    examples' nodes (the blocks of a Dask sample run it; their sums add up to the sample's)."""
+    examples' nodes (the blocks of a Dask sample run it; their sums add up to the sample's). The
+    examples walk the tree once: the sums of ``s`` start where those of ``s r`` left them (their
+    nodes at this level, where a walk stops at once)."""
     r_stats = level_stats(codes, sr, routing, n_nodes, width, True)
-    s_stats = level_stats(codes, s, routing, n_nodes, width, True)
+    s_stats = level_stats(codes, s, routing, n_nodes, width, True, previous_leaf=r_stats.leaf)
     q_nodes = node_totals(q, r_stats.leaf, routing[4], n_nodes)
     return LeastSquaresLevel(r_stats._replace(leaf=None), s_stats._replace(leaf=None), q_nodes)
 
