@@ -2,13 +2,18 @@
 
 Each split chooses the side the missing values go to. For the edge learners the criterion is the
 edge ``|sum_i d_i y_i h(x_i)|`` (a stump) or ``|S(L)| + |S(R)|`` (a tree node, S the sum of
-``d_i y_i``); for the least-squares learners ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (S the sum of
-``s_i r_i``, W of ``s_i``). The brute force below enumerates, per feature, every cut of the finite
-values (at each distinct value v: ``x <= v`` left) with the missing values left or right, and the
-learners' best must equal its best: the stumps' against all of these, the trees' node by node (each
-node's split is its best over the examples that reach it, the greedy rule). The tiny samples have
-at most 4 distinct values per feature, so the histogram learners' bins are the distinct values and
-they too are exact.
+``d_i y_i``), the side of the missing values chosen by it only where their sum M passes the z-test
+``M^2 > z^2 n_M Q / n`` (``.missing_side``; n_M the node's missing examples, n all of them, Q their
+sum of ``(d_i y_i)^2``), else the side of more finite examples; for the least-squares learners
+``S(L)^2 / W(L) + S(R)^2 / W(R)`` (S the sum of ``s_i r_i``, W of ``s_i``), the side by it always.
+The brute force below enumerates, per feature, every cut of the finite values (at each distinct
+value v: ``x <= v`` left) with the missing values on each side the rule allows, and the finite
+values against the missing ones; the learners' best must equal its best: the stumps' against all of
+these, the trees' node by node (each node's split is its best over the examples that reach it, the
+greedy rule). The tiny samples have at most 4 distinct values per feature, so the histogram
+learners' bins are the distinct values and they too are exact. Each edge test runs at z = 0 (the
+side of larger edge, LightGBM's and HistGradientBoosting's rule) and at the default z = 2, with
+weights far from uniform so that both branches of the test occur.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ from marginboost.weak_learners import (
     bin_thresholds,
 )
 from marginboost.weak_learners.ensemble_outputs import output_matrix
+from marginboost.weak_learners.missing_side import MISSING_Z
 from marginboost.weak_learners.regression import RegressionStump
 
 DATA = Path(__file__).parent / "data"
@@ -49,29 +55,38 @@ DATA = Path(__file__).parent / "data"
 # ----------------------------------------------------------------------------- brute force
 
 
-def cuts(column: np.ndarray, rows: np.ndarray):
+def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     """Left masks over ``rows`` of every split of one feature: each cut of the finite values
-    (``x <= v`` left, v a distinct value) with the missing values left or right; both sides
-    non-empty."""
+    (``x <= v`` left, v a distinct value) with the missing values left or right (with ``w`` and
+    ``z`` > 0: on the side of more finite examples, the left on a tie, unless M^2 > z^2 n_M Q / n),
+    and the finite values against the missing ones; both sides non-empty."""
     x = column[rows]
     nan = np.isnan(x)
-    for v in np.unique(x[~nan]):
-        for missing_left in (False, True):
+    finite = x[~nan]
+    by_edge = True
+    if z > 0 and nan.any():
+        ws = w[rows]
+        by_edge = ws[nan].sum() ** 2 > z * z * nan.sum() * (ws @ ws) / rows.size
+    for v in np.unique(finite):
+        more_left = 2 * np.count_nonzero(finite <= v) >= finite.size
+        for missing_left in (False, True) if by_edge else (more_left,):
             left = (x <= v) | (nan & missing_left)
             if left.any() and not left.all():
                 yield left
+    if nan.any() and finite.size:
+        yield ~nan
 
 
-def all_cuts(X, rows):
+def all_cuts(X, rows, w=None, z: float = 0.0):
     for j in range(X.shape[1]):
-        yield from cuts(X[:, j], rows)
+        yield from cuts(X[:, j], rows, w, z)
 
 
-def best_stump_edge(X, y, d) -> float:
+def best_stump_edge(X, y, d, z: float = 0.0) -> float:
     """max over the constants and every split of ``|sum_i d_i y_i h(x_i)|``."""
     w = d * y
     rows = np.arange(X.shape[0])
-    return max([abs(w.sum())] + [abs(w[~left].sum() - w[left].sum()) for left in all_cuts(X, rows)])
+    return max([abs(w.sum())] + [abs(w[~left].sum() - w[left].sum()) for left in all_cuts(X, rows, w, z)])
 
 
 def node_rows(tree: DecisionTree, X) -> dict:
@@ -86,13 +101,13 @@ def node_rows(tree: DecisionTree, X) -> dict:
     return rows
 
 
-def assert_greedy_best(tree: DecisionTree, X, score, tol: float) -> int:
-    """Every internal node's split scores the best of all splits of its rows; returns the number of
-    internal nodes checked."""
+def assert_greedy_best(tree: DecisionTree, X, score, tol: float, w=None, z: float = 0.0) -> int:
+    """Every internal node's split scores the best of all splits of its rows (those the rule of
+    ``z`` allows, :func:`cuts`); returns the number of internal nodes checked."""
     rows = node_rows(tree, X)
     checked = 0
     for k in np.flatnonzero(tree.feature >= 0):
-        best = max(score(rows[k][left], rows[k][~left]) for left in all_cuts(X, rows[k]))
+        best = max(score(rows[k][left], rows[k][~left]) for left in all_cuts(X, rows[k], w, z))
         got = score(rows[tree.left[k]], rows[tree.right[k]])
         assert abs(got - best) <= tol * max(1.0, abs(best)), (k, got, best)
         checked += 1
@@ -106,7 +121,7 @@ def tiny(rng, missing=0.3):
     X = rng.integers(0, 4, size=(m, p)).astype(np.float64)
     X[rng.random((m, p)) < missing] = np.nan
     y = rng.choice([-1.0, 1.0], m)
-    d = rng.random(m)
+    d = rng.random(m) ** 4  # far from uniform: the missing values' test passes and fails
     return X, y, d / d.sum()
 
 
@@ -121,25 +136,36 @@ def least_squares_score(r, s):
 # ----------------------------------------------------------------------------- the learners against it
 
 
-@pytest.mark.parametrize("learner", [DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)], ids=repr)
-def test_stumps_reach_the_brute_force_edge(learner):
+Z = [0.0, MISSING_Z]
+
+
+@pytest.mark.parametrize("z", Z)
+@pytest.mark.parametrize("learner", [DecisionStump, HistogramStump, lambda missing_z: EdgeTree(1, missing_z),
+                                     lambda missing_z: HistogramTree(1, missing_z=missing_z)],
+                         ids=["DecisionStump", "HistogramStump", "EdgeTree1", "HistogramTree1"])
+def test_stumps_reach_the_brute_force_edge(learner, z):
     rng = np.random.default_rng(0)
+    gated = 0
     for _ in range(150):
         X, y, d = tiny(rng)
-        h, out = learner.prepare(X, y)(d)
+        h, out = learner(missing_z=z).prepare(X, y)(d)
         np.testing.assert_array_equal(out, h.predict(X))  # the training outputs route NaN as predict does
-        assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d), rel=0, abs=1e-12)
+        assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d, z), rel=0, abs=1e-12)
+        gated += best_stump_edge(X, y, d, z) < best_stump_edge(X, y, d)
+    assert (gated > 5) == (z > 0)  # the test decides the best stump in some samples
 
 
-@pytest.mark.parametrize("learner", [EdgeTree(2), HistogramTree(2), HistogramTree(4)], ids=repr)
-def test_edge_trees_split_every_node_at_its_brute_force_best(learner):
+@pytest.mark.parametrize("z", Z)
+@pytest.mark.parametrize("max_depth, histogram", [(2, False), (2, True), (4, True)])
+def test_edge_trees_split_every_node_at_its_brute_force_best(max_depth, histogram, z):
+    learner = HistogramTree(max_depth, missing_z=z) if histogram else EdgeTree(max_depth, missing_z=z)
     rng = np.random.default_rng(1)
     checked = 0
     for _ in range(150):
         X, y, d = tiny(rng)
         h, out = learner.prepare(X, y)(d)
         np.testing.assert_array_equal(out, h.predict(X))
-        checked += assert_greedy_best(h, X, edge_score(d * y), 1e-12)
+        checked += assert_greedy_best(h, X, edge_score(d * y), 1e-12, d * y, z)
     assert checked > 200
 
 
@@ -181,10 +207,10 @@ def test_dask_histogram_learners_reach_the_brute_force_best(kind):
             dX = da.from_array(X, chunks=(max(1, X.shape[0] // 3), -1))
             if kind == "stump":
                 h, out = DaskHistogramStump().prepare(dX, y)(d)
-                assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d), rel=0, abs=1e-12)
+                assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d, MISSING_Z), rel=0, abs=1e-12)
             else:
                 h, out = DaskHistogramTree(2).prepare(dX, y)(d)
-                assert_greedy_best(h, X, edge_score(d * y), 1e-12)
+                assert_greedy_best(h, X, edge_score(d * y), 1e-12, d * y, MISSING_Z)
             np.testing.assert_array_equal(out, h.predict(X))
 
 
@@ -225,11 +251,30 @@ def test_missing_values_go_to_the_side_of_larger_edge():
     for labels, side in (([-1, -1, -1, 1, 1, 1, 1], False), ([-1, -1, 1, 1, 1, -1, -1], True)):
         y = np.array(labels, dtype=np.float64)
         d = np.full(7, 1 / 7)
-        for learner in (DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)):
+        for learner in (DecisionStump(0.0), HistogramStump(missing_z=0.0), EdgeTree(1, 0.0),
+                        HistogramTree(1, missing_z=0.0)):
             h, out = learner.prepare(X, y)(d)
             missing_left = h.missing_left if isinstance(h, Stump) else h.missing_left[0]
             assert missing_left == side, learner
             assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d))
+
+
+@pytest.mark.parametrize("n_missing, side", [(6, False), (2, True)])
+def test_missing_values_of_insignificant_sum_go_to_the_side_of_more_examples(n_missing, side):
+    """Three negatives at 0, two positives at 1, and ``n_missing`` positives missing, d uniform:
+    M = n_M / m, and the z-test M^2 > 4 n_M Q / m (Q = 1 / m) passes for n_M > 4. Six missing
+    positives join the positives (the side of larger edge); two fail the test and join the side of
+    more finite examples, the left, though the right has the larger edge."""
+    X = np.array([[0.0]] * 3 + [[1.0]] * 2 + [[np.nan]] * n_missing)
+    y = np.array([-1.0] * 3 + [1.0] * (2 + n_missing))
+    d = np.full(y.shape[0], 1 / y.shape[0])
+    for learner in (DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)):
+        h, out = learner.prepare(X, y)(d)
+        missing_left = h.missing_left if isinstance(h, Stump) else h.missing_left[0]
+        assert missing_left == side, learner
+        assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d, MISSING_Z))
+        if side:
+            assert d @ (y * out) < best_stump_edge(X, y, d)  # below the larger-edge rule's
 
 
 @pytest.mark.parametrize("learner", [DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)], ids=repr)

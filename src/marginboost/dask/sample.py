@@ -52,11 +52,12 @@ class WorkerSample:
         """The stump histograms of ``w`` (:func:`.histogram.stump_stats` per block, added here)."""
         return summed_stump_stats(self.layout.reduce(stump_stats, self.codes, w, width))
 
-    def level_stats(self, w: RowVector, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
+    def level_stats(self, w: RowVector, routing, n_nodes: int, width: int, with_hist: bool,
+                    square: bool = False) -> LevelStats:
         """A tree level's node sums and histograms (:func:`.histogram.level_stats` per block, added
         here); at the last level (no histograms) the examples' leaves, kept on the workers."""
         client = self.layout.client
-        full = self.layout.submit(level_stats, self.codes, w, routing, n_nodes, width, with_hist)
+        full = self.layout.submit(level_stats, self.codes, w, routing, n_nodes, width, with_hist, square=square)
         parts = client.gather([client.submit(_without_leaf, f, pure=False) for f in full])
         leaf = None if with_hist else RowVector(self.layout, [client.submit(_leaf, f, pure=False) for f in full])
         return summed_level_stats(parts, with_hist, leaf)

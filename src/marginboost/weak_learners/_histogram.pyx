@@ -683,12 +683,13 @@ def _root_sums(w):
 # ------------------------------------------------------------------ sweeps (on the summed histograms)
 
 
-def _best_bin_stump(hist, counts, n_bins, double total, missing=None):
+def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noise=0.0):
     """(feature, last bin left a, first bin right c, sign, edge, missing_left); a = -1 for a
     constant. ``hist`` (p, W) float64, ``counts`` (p, W) int32 or int64, ``n_bins`` (p,) int64.
     ``missing`` (p,) uint8 (None: none): the features with a missing bin (code ``n_bins[j]``); the
-    sweep then also chooses the side of the missing values (:func:`_stump_sweep_missing`). Without,
-    they go to the side with more examples (the left on a tie)."""
+    sweep then also chooses the side of the missing values (:func:`_stump_sweep_missing`; by edge
+    where their sum passes the test of ``noise``, :mod:`.missing_side`). Without, they go to the
+    side with more examples (the left on a tie)."""
     cdef Py_buffer v[4]
     cdef int nb = 0
     cdef _Stump best
@@ -705,11 +706,11 @@ def _best_bin_stump(hist, counts, n_bins, double total, missing=None):
             if nb == 4 and v[1].itemsize == 4:
                 best = _stump_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf,
                                             <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
-                                            v[0].shape[1], total)
+                                            v[0].shape[1], total, noise)
             elif nb == 4:
                 best = _stump_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf,
                                             <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
-                                            v[0].shape[1], total)
+                                            v[0].shape[1], total, noise)
             elif v[1].itemsize == 4:
                 best = _stump_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                                     v[0].shape[0], v[0].shape[1], total)
@@ -774,17 +775,18 @@ cdef _Stump _stump_sweep(const double* hist, const count_t* counts, const int64_
 
 
 cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
-                                 const uint8_t* missing, Py_ssize_t p, Py_ssize_t width, double total) noexcept nogil:
+                                 const uint8_t* missing, Py_ssize_t p, Py_ssize_t width, double total,
+                                 double noise) noexcept nogil:
     """:func:`_stump_sweep` with missing bins (the exact stump's ``_best_stump_missing`` on bins): a
     cut between value bins has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)``
-    (left; M the missing bin's sum) and takes the larger in absolute value, on a tie (e.g. no missing
-    bin) the side of more examples (the left on a tie); then the cut of the value bins against the
-    missing bin, missing right (c: the missing bin, whose ``lower`` +inf makes the raw threshold the
-    largest value)."""
+    (left; M the missing bin's sum, n_M its count) and takes the larger in absolute value where
+    ``M^2 > n_M noise``; on a tie (e.g. no missing bin), or where M fails that test, the side of more
+    examples (the left on a tie); then the cut of the value bins against the missing bin, missing
+    right (c: the missing bin, whose ``lower`` +inf makes the raw threshold the largest value)."""
     cdef _Stump best
     cdef double left, er, el, e, miss, best_v = total
     cdef int64_t prev, b, nb, best_feature = 0, best_a = -1, best_c = -1, n_left, n_finite
-    cdef bint to_left, best_missing_left = False
+    cdef bint to_left, by_edge, best_missing_left = False
     cdef Py_ssize_t j
     cdef const double* h
     cdef const count_t* cn
@@ -793,6 +795,7 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
         cn = counts + j * width
         nb = n_bins[j]
         miss = h[nb] if missing[j] else 0.0
+        by_edge = miss * miss > (cn[nb] if missing[j] else 0) * noise
         n_finite = 0
         for b in range(nb):
             n_finite += cn[b]
@@ -805,7 +808,10 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
             if prev >= 0:
                 er = total - 2.0 * left
                 el = total - 2.0 * (left + miss)
-                to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * n_left >= n_finite)
+                if by_edge:
+                    to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * n_left >= n_finite)
+                else:
+                    to_left = 2 * n_left >= n_finite
                 e = el if to_left else er
                 if fabs(e) > fabs(best_v):
                     best_v = e
@@ -825,15 +831,16 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
     return best
 
 
-def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, missing=None):
+def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, missing=None, noise=None):
     """Per node: best (feature, a, c, |L| + |R|), its raw threshold ``midpoint(upper[f, a],
     lower[f, c])`` (:func:`_raw_threshold`, here where a call of it per node from Python cost about
     1.5 us) and whether the missing values go left (uint8); feature -1 (threshold 0) where the node
     has no cut. ``hist`` (p, nodes, W) float64, ``counts`` the same shape, int32 or int64; ``upper``,
     ``lower``: (p, W) float64. ``missing``: as :func:`_best_bin_stump`'s (the sweep then is
-    :func:`_splits_sweep_missing`); without, the missing values go to the side with more of the
-    node's examples (the left on a tie)."""
-    cdef Py_buffer v[14]
+    :func:`_splits_sweep_missing`, by edge where their sum passes the test of ``noise[n]``,
+    (nodes,) float64, :mod:`.missing_side`; None: noise 0); without, the missing values go to the
+    side with more of the node's examples (the left on a tie)."""
+    cdef Py_buffer v[15]
     cdef int nb = 0
     cdef bint with_missing = missing is not None
     cdef Py_ssize_t p, n_nodes, width, bw, n
@@ -847,6 +854,7 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
     cdef const double* up
     cdef const double* lo
     cdef const uint8_t* mp = NULL
+    cdef const double* nz = NULL
     try:
         mb_acquire(&v[0], hist, MB_F64, 3, False, MB_C, b"hist"); nb += 1
         mb_acquire(&v[1], counts, MB_INT, 3, False, MB_C, b"counts"); nb += 1
@@ -870,6 +878,10 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
             mb_acquire(&v[13], missing, MB_U8, 1, False, MB_C, b"missing"); nb += 1
             _check(v[13].shape[0] == p, "missing (p,)")
             mp = <const uint8_t*>v[13].buf
+            if noise is not None:
+                mb_acquire(&v[14], noise, MB_F64, 1, False, MB_C, b"noise"); nb += 1
+                _check(v[14].shape[0] == n_nodes, "noise (nodes,)")
+                nz = <const double*>v[14].buf
         bf, ba, bc = <int64_t*>v[7].buf, <int64_t*>v[8].buf, <int64_t*>v[9].buf
         bs, th, ml = <double*>v[10].buf, <double*>v[11].buf, <uint8_t*>v[12].buf
         up, lo = <const double*>v[5].buf, <const double*>v[6].buf
@@ -883,12 +895,12 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
                 ml[n] = 0
             if with_missing and v[1].itemsize == 4:
                 _splits_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
-                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf,
-                                      ba, bc, bs, ml)
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, p, n_nodes, width,
+                                      bf, ba, bc, bs, ml)
             elif with_missing:
                 _splits_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
-                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf,
-                                      ba, bc, bs, ml)
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, p, n_nodes, width,
+                                      bf, ba, bc, bs, ml)
             elif v[1].itemsize == 4:
                 _splits_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                               <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf, ba, bc, bs)
@@ -949,30 +961,33 @@ cdef void _splits_sweep(const double* hist, const count_t* counts, const int64_t
 
 cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
                                 const uint8_t* missing, const double* node_total, const double* node_mass,
-                                Py_ssize_t p, Py_ssize_t n_nodes, Py_ssize_t width, int64_t* best_feature,
-                                int64_t* best_a, int64_t* best_c, double* best_score,
+                                const double* noise, Py_ssize_t p, Py_ssize_t n_nodes, Py_ssize_t width,
+                                int64_t* best_feature, int64_t* best_a, int64_t* best_c, double* best_score,
                                 uint8_t* best_missing_left) noexcept nogil:
     """:func:`_splits_sweep` with missing bins (the exact trees' ``_sweep_missing`` on bins): a cut
     between value bins scores the larger of ``|L| + |S - L|`` (missing values right) and
-    ``|L + M| + |S - L - M|`` (left; M the node's missing bin), the missing values going to that
-    side, and to the side of more of the node's examples (the left on a tie) when the two are within
-    the tolerance (e.g. the node has no missing example: then M is taken as 0, as a subtracted bin
-    of no example may hold a rounding residue); then the cut of the value bins against the missing
+    ``|L + M| + |S - L - M|`` (left; M the node's missing bin, n_M its count), the missing values
+    going to that side, and to the side of more of the node's examples (the left on a tie) when the
+    two are within the tolerance (e.g. the node has no missing example: then M is taken as 0, as a
+    subtracted bin of no example may hold a rounding residue) or where ``M^2 <= n_M noise[n]``
+    (NULL noise: 0), the score then that side's; then the cut of the value bins against the missing
     bin, missing right."""
     cdef Py_ssize_t n, j
     cdef int64_t b, prev, nb, n_left, n_finite
-    cdef double left, total, tol, miss, sr, sl, score
-    cdef bint to_left
+    cdef double left, total, tol, miss, sr, sl, score, node_noise
+    cdef bint to_left, by_edge
     cdef const double* h
     cdef const count_t* c
     for n in range(n_nodes):
         total = node_total[n]
         tol = MB_SPLIT_TOL * node_mass[n]
+        node_noise = noise[n] if noise != NULL else 0.0
         for j in range(p):
             h = hist + (j * n_nodes + n) * width
             c = counts + (j * n_nodes + n) * width
             nb = n_bins[j]
             miss = h[nb] if missing[j] and c[nb] > 0 else 0.0
+            by_edge = miss * miss > (c[nb] if missing[j] else 0) * node_noise
             n_finite = 0
             for b in range(nb):
                 n_finite += c[b]
@@ -985,8 +1000,12 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                 if prev >= 0:
                     sr = fabs(left) + fabs(total - left)
                     sl = fabs(left + miss) + fabs(total - left - miss)
-                    to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
-                    score = sl if sl > sr else sr
+                    if by_edge:
+                        to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
+                        score = sl if sl > sr else sr
+                    else:
+                        to_left = 2 * n_left >= n_finite
+                        score = sl if to_left else sr
                     if score > best_score[n] + tol:
                         best_score[n] = score
                         best_feature[n] = j

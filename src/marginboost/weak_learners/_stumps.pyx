@@ -113,20 +113,22 @@ def _best_stump(const double[:, ::1] vals, const int64_t[:, ::1] order, const do
     return best_feature, best_threshold, best_sign, best_edge
 
 
-def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w):
+def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w,
+                        double noise=0.0):
     """:func:`_best_stump` on X with missing values (NaN, sorted last in each row of ``vals``):
     (feature, threshold, sign, edge, missing_left). One feature at a time; with ``M`` the sum of
-    ``w`` over the examples missing feature j, a cut between two finite values with left sum ``L``
-    has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)`` (left), and takes the one
-    of larger absolute value; on a tie (e.g. M = 0) the missing values go to the side of more finite
-    examples (the left on a tie). Then the cut of the finite values against the missing ones
+    ``w`` over the ``n_M`` examples missing feature j, a cut between two finite values with left sum
+    ``L`` has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)`` (left), and takes
+    the one of larger absolute value where ``M^2 > n_M noise`` (:mod:`.missing_side`; noise 0: always,
+    ties aside); on a tie, or where ``M`` fails that test, the missing values go to the side of more
+    finite examples (the left on a tie). Then the cut of the finite values against the missing ones
     (threshold: the largest finite value), missing right. The tie rules between cuts are
     :func:`_best_stump`'s, the direction's as above."""
     cdef Py_ssize_t p = vals.shape[0], m = vals.shape[1]
     cdef Py_ssize_t i, j, k, fin
     cdef double total = 0.0, best_edge, best_threshold = -INFINITY, best_sign, left, last, v, miss, er, el, e, a
     cdef int64_t best_feature = 0
-    cdef bint best_missing_left = False, to_left
+    cdef bint best_missing_left = False, to_left, by_edge
     cdef const double* values
     cdef const int64_t* rank
     if w.shape[0] < m or order.shape[0] != p or order.shape[1] != m:
@@ -147,6 +149,7 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
             miss = 0.0
             for k in range(fin, m):
                 miss += w[<uint64_t>rank[k]]
+            by_edge = miss * miss > (m - fin) * noise
             left = 0.0
             last = values[0]
             for k in range(fin):
@@ -154,7 +157,10 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                 if v != last:
                     er = total - 2.0 * left
                     el = total - 2.0 * (left + miss)
-                    to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * k >= fin)
+                    if by_edge:
+                        to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * k >= fin)
+                    else:
+                        to_left = 2 * k >= fin
                     e = el if to_left else er
                     a = fabs(e)
                     if a > best_edge:

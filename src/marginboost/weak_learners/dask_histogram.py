@@ -64,6 +64,7 @@ import dask.array as da
 import numpy as np
 
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr
 from marginboost.weak_learners.binning import (Bins, as_2d_numeric, check_max_bins, distinct_counts, encode,
                                                feature_thresholds, pad_thresholds, trim_bins)
 from marginboost.weak_learners.histogram import (
@@ -123,16 +124,16 @@ class DaskSample:
     def weights(self, w: np.ndarray) -> list:
         return [w[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:])]
 
-    def _map(self, func, w, *args) -> list:
+    def _map(self, func, w, *args, **kwargs) -> list:
         if w is None:
-            return list(dask.compute(*[dask.delayed(func)(c, *args) for c in self.codes]))
-        return list(dask.compute(*[dask.delayed(func)(c, wk, *args) for c, wk in zip(self.codes, w)]))
+            return list(dask.compute(*[dask.delayed(func)(c, *args, **kwargs) for c in self.codes]))
+        return list(dask.compute(*[dask.delayed(func)(c, wk, *args, **kwargs) for c, wk in zip(self.codes, w)]))
 
     def stump_stats(self, w, width: int) -> StumpStats:
         return summed_stump_stats(self._map(stump_stats, w, width))
 
-    def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
-        parts = self._map(level_stats, w, routing, n_nodes, width, with_hist)
+    def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool, square: bool = False) -> LevelStats:
+        parts = self._map(level_stats, w, routing, n_nodes, width, with_hist, square=square)
         leaf = None if with_hist else np.concatenate([part.leaf for part in parts])
         return summed_level_stats(parts, with_hist, leaf)
 
@@ -147,23 +148,24 @@ class DaskSample:
 
 def summed_stump_stats(parts) -> StumpStats:
     """The stump statistics of the whole sample from those of its blocks, added in block order."""
-    total, hist = parts[0]
+    total, hist, square = parts[0]
     for part in parts[1:]:
-        total, hist = total + part.total, hist + part.hist
-    return StumpStats(total, hist)
+        total, hist, square = total + part.total, hist + part.hist, square + part.square
+    return StumpStats(total, hist, square)
 
 
 def summed_level_stats(parts, with_hist: bool, leaf) -> LevelStats:
     """A tree level's statistics of the whole sample from those of its blocks, added in block
     order, with the examples' nodes ``leaf`` (however the caller keeps them)."""
-    total, mass, has_pos, has_neg, hist, counts, _ = parts[0]
+    total, mass, has_pos, has_neg, hist, counts, _, square = parts[0]
     for part in parts[1:]:
         total, mass = total + part.total, mass + part.mass
         has_pos, has_neg = has_pos | part.has_pos, has_neg | part.has_neg
+        square = None if square is None else square + part.square
         if with_hist:
             hist = hist + part.hist
             counts = None if counts is None else counts + part.counts
-    return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf)
+    return LevelStats(total, mass, has_pos, has_neg, hist, counts, leaf, square)
 
 
 def _block_summary(encoded: tuple) -> tuple:
@@ -205,22 +207,25 @@ class DaskHistogramStump(WeakLearner):
     """:class:`.histogram.HistogramStump` over a row-partitioned Dask array (module docstring).
 
     ``thresholds``: None for the bins of :func:`.binning.bin_features` on all of X, or one
-    increasing array per feature (e.g. :func:`.binning.bin_thresholds` of a sample).
+    increasing array per feature (e.g. :func:`.binning.bin_thresholds` of a sample). ``missing_z``:
+    as :class:`.histogram.HistogramStump`'s.
     """
 
     allow_nan = True
 
-    def __init__(self, max_bins: int = 255, thresholds=None):
+    def __init__(self, max_bins: int = 255, thresholds=None, missing_z: float = MISSING_Z):
         self.max_bins = max_bins
         self.thresholds = thresholds
+        self.missing_z = missing_z
 
     def prepare(self, X, y) -> EdgeOracle:
+        z = check_missing_z(self.missing_z)
         sample, bins = distributed_sample(X, check_max_bins(self.max_bins), self.thresholds)
-        return HistogramStumpOracle(sample, bins, _labels(y, sample))
+        return HistogramStumpOracle(sample, bins, _labels(y, sample), z)
 
     def __repr__(self) -> str:
         given = "None" if self.thresholds is None else "[...]"
-        return f"DaskHistogramStump(max_bins={self.max_bins!r}, thresholds={given})"
+        return f"DaskHistogramStump(max_bins={self.max_bins!r}, thresholds={given}{missing_z_repr(self.missing_z)})"
 
 
 class DaskHistogramTree(WeakLearner):
@@ -228,16 +233,19 @@ class DaskHistogramTree(WeakLearner):
 
     allow_nan = True
 
-    def __init__(self, max_depth: int = 2, max_bins: int = 255, thresholds=None):
+    def __init__(self, max_depth: int = 2, max_bins: int = 255, thresholds=None, missing_z: float = MISSING_Z):
         self.max_depth = max_depth
         self.max_bins = max_bins
         self.thresholds = thresholds
+        self.missing_z = missing_z
 
     def prepare(self, X, y) -> EdgeOracle:
         max_depth = check_max_depth(self.max_depth)
+        z = check_missing_z(self.missing_z)
         sample, bins = distributed_sample(X, check_max_bins(self.max_bins), self.thresholds)
-        return HistogramTreeOracle(sample, bins, _labels(y, sample), max_depth)
+        return HistogramTreeOracle(sample, bins, _labels(y, sample), max_depth, z)
 
     def __repr__(self) -> str:
         given = "None" if self.thresholds is None else "[...]"
-        return f"DaskHistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, thresholds={given})"
+        return (f"DaskHistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, thresholds={given}"
+                f"{missing_z_repr(self.missing_z)})")

@@ -86,6 +86,7 @@ from marginboost.core.example_vectors import as_float_vector
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.categorical import categorical_columns
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr, squares_noise
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import MixedStumpOracle, Stump, midpoint
 from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, MixedTreeOracle, edge_gain, keep_splits
@@ -115,6 +116,7 @@ def _zeros(workspace: dict | None, name: str, shape: tuple, dtype) -> np.ndarray
 class StumpStats(NamedTuple):
     total: float  # T = sum_i w_i
     hist: np.ndarray  # (p, W): H_j(b)
+    square: float = 0.0  # sum_i w_i^2 (the test of the missing values' side, .missing_side)
 
 
 class LevelStats(NamedTuple):
@@ -126,6 +128,7 @@ class LevelStats(NamedTuple):
     counts: np.ndarray | None  # (p, nodes, W) int32: the node's examples in the bin; None at the
     # root, where they are ``bins.counts``
     leaf: np.ndarray | None  # (m,) the tree node of each example; None at the root
+    square: np.ndarray | None = None  # (nodes,) sum w_i^2 where asked for (.missing_side), else None
 
 
 _FROM_ROOT = np.empty(0, dtype=np.int64)  # _route_and_sum's start: every walk from the root
@@ -133,7 +136,7 @@ _NONE_SUMMED = np.empty(0, dtype=np.int64)  # _route_and_sum's summed: no histog
 
 
 def stump_stats(codes, w, width: int, threads: int = 1, workspace: dict | None = None) -> StumpStats:
-    return StumpStats(_sum(w), _all_examples_hist(codes, w, width, threads, workspace))
+    return StumpStats(_sum(w), _all_examples_hist(codes, w, width, threads, workspace), float(w @ w))
 
 
 def _all_examples_hist(codes, w, width: int, threads: int, workspace: dict | None) -> np.ndarray:
@@ -145,7 +148,7 @@ def _all_examples_hist(codes, w, width: int, threads: int, workspace: dict | Non
 
 def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, threads: int = 1,
                 workspace: dict | None = None, previous_leaf: np.ndarray | None = None,
-                parent: tuple | None = None, slot: int = 0) -> LevelStats:
+                parent: tuple | None = None, slot: int = 0, square: bool = False) -> LevelStats:
     """Node sums of one tree level (``routing``: see :meth:`_BinTree.routing`) and the per-node
     histograms and counts; with ``with_hist`` False (the last level) no histograms. Below the root
     the examples' nodes too (``leaf``), from which the training predictions follow once the leaf
@@ -160,12 +163,15 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
     over at most half of the examples, 98 -> 34 us at 7400 x 20 (random splits of ringnorm, a
     third of the examples on average, one thread; issue 17). Counts subtract exactly; a bin's sum
     rounds differently from the direct sum (see the module doc). Without ``parent``, every node is
-    summed."""
+    summed.
+
+    ``square``: also the nodes' sums of ``w_i^2`` (the test of the missing values' side,
+    :mod:`.missing_side`)."""
     feature, cut, left, right, active_pos, missing_code = routing
     p = codes.shape[0]
     if feature[0] < 0 and with_hist:  # the root: every example in node 0, the bins' counts known from binning
         hist = _all_examples_hist(codes, w, width, threads, workspace)
-        return LevelStats(*_root_sums(w), hist[:, None, :], None, None)
+        return LevelStats(*_root_sums(w), hist[:, None, :], None, None, np.array([w @ w]) if square else None)
     start = _FROM_ROOT if previous_leaf is None else previous_leaf
     if not with_hist:
         summed = _NONE_SUMMED
@@ -178,15 +184,23 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
                                      width)
     leaf, rows, offset_rows, w_rows, total, mass, has_pos, has_neg = _route_and_sum(
         codes, w, feature, cut, left, right, active_pos, missing_code, n_nodes, width, start, summed)
+    squares = _node_squares(w, active_pos[leaf], n_nodes) if square else None
     if not with_hist:
-        return LevelStats(total, mass, has_pos, has_neg, None, None, leaf)
+        return LevelStats(total, mass, has_pos, has_neg, None, None, leaf, squares)
     hist = _zeros(workspace, f"hist{slot}", (p, n_nodes * width), np.float64)
     counts = _zeros(workspace, f"counts{slot}", (p, n_nodes * width), np.int32)
     _rows_hist(codes, rows, w_rows, offset_rows, hist, counts, threads)
     if parent is not None:
         _complete_siblings(hist, counts, parent_hist, parent_counts, plan, width)
     return LevelStats(total, mass, has_pos, has_neg, hist.reshape(p, n_nodes, width),
-                      counts.reshape(p, n_nodes, width), leaf)
+                      counts.reshape(p, n_nodes, width), leaf, squares)
+
+
+def _node_squares(w, position, n_nodes: int) -> np.ndarray:
+    """Per node of a level, ``sum w_i^2`` over its examples (``position[i]``: example i's position
+    in the level, -1 for none)."""
+    inside = position >= 0
+    return np.bincount(position[inside], weights=np.square(w[inside]), minlength=n_nodes)
 
 
 def stump_predictions(codes, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
@@ -305,14 +319,14 @@ class LocalSample:
     def stump_stats(self, w, width: int) -> StumpStats:
         return stump_stats(self.codes, w, width, self.threads, self._workspace)
 
-    def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool) -> LevelStats:
+    def level_stats(self, w, routing, n_nodes: int, width: int, with_hist: bool, square: bool = False) -> LevelStats:
         """As :func:`level_stats`; a tree's levels are asked for in order from its root, so each
         level's walks resume at the nodes of the level before (the root's call starts a tree), and
         with ``counts`` its histograms are the level before's minus the smaller nodes'."""
         if routing[0][0] < 0:  # the root: a new tree
             self._leaf, self._parent, self._depth = None, None, 0
         stats = level_stats(self.codes, w, routing, n_nodes, width, with_hist, self.threads, self._workspace,
-                            self._leaf, self._parent, self._depth % 2)
+                            self._leaf, self._parent, self._depth % 2, square)
         self._leaf = stats.leaf
         self._depth += 1
         if with_hist and self._root_counts is not None:
@@ -333,18 +347,23 @@ class LocalSample:
 
 
 class HistogramStumpOracle(EdgeOracle):
-    """Best stump over the bins of ``sample`` (a :class:`LocalSample` or a Dask one)."""
+    """Best stump over the bins of ``sample`` (a :class:`LocalSample` or a Dask one); the side of
+    the missing values by edge where their sum passes the z-test of ``missing_z``
+    (:mod:`.missing_side`)."""
 
-    def __init__(self, sample, bins: Bins, y: np.ndarray):
+    def __init__(self, sample, bins: Bins, y: np.ndarray, missing_z: float = MISSING_Z):
         self._sample, self._bins = sample, bins
         self._missing = _missing_bins(bins)
         self._y = as_float_vector(y)
+        self._z = missing_z
+        self._m = int(bins.counts[0].sum()) if bins.counts.shape[0] else 0
 
     def __call__(self, d: np.ndarray) -> tuple[Stump, np.ndarray]:
         w = self._sample.weights(as_float_vector(d) * self._y)
-        total, hist = self._sample.stump_stats(w, self._bins.width)
+        total, hist, square = self._sample.stump_stats(w, self._bins.width)
+        noise = float(squares_noise(square, self._m, self._z))
         feature, a, c, sign, _, missing_left = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total,
-                                                                self._missing)
+                                                                self._missing, noise)
         if a < 0:
             h = Stump(0, -np.inf, float(sign))
         else:
@@ -354,11 +373,14 @@ class HistogramStumpOracle(EdgeOracle):
 
 
 class HistogramTreeOracle(EdgeOracle):
-    """Greedy edge tree over the bins of ``sample``, grown as :class:`.trees.EdgeTree` grows."""
+    """Greedy edge tree over the bins of ``sample``, grown as :class:`.trees.EdgeTree` grows (the
+    side of the missing values as :class:`HistogramStumpOracle` chooses it, per node)."""
 
-    def __init__(self, sample, bins: Bins, y: np.ndarray, max_depth: int):
+    def __init__(self, sample, bins: Bins, y: np.ndarray, max_depth: int, missing_z: float = MISSING_Z):
         self._sample, self._bins, self._max_depth = sample, bins, max_depth
         self._missing = _missing_bins(bins)
+        self._z = missing_z
+        self._square = self._missing is not None and missing_z > 0  # the nodes' sums of w^2 needed
         self._y = as_float_vector(y)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
 
@@ -369,14 +391,16 @@ class HistogramTreeOracle(EdgeOracle):
         for depth in range(self._max_depth + 1):
             k_nodes = len(tree.active)
             last = depth == self._max_depth
-            stats = self._sample.level_stats(w, tree.routing(), k_nodes, bins.width, not last)
+            stats = self._sample.level_stats(w, tree.routing(), k_nodes, bins.width, not last, self._square)
             for n, nid in enumerate(tree.active):
                 tree.value[nid] = 1.0 if stats.total[n] >= 0.0 else -1.0
             if last:
                 break
             counts = self._root_counts if stats.counts is None else stats.counts
+            noise = squares_noise(stats.square, counts[0].sum(axis=-1), self._z) if self._square else None
             feat, a, c, score, thr, missing_left = _best_bin_splits(stats.hist, counts, bins.n_bins, stats.total,
-                                                                    stats.mass, bins.upper, bins.lower, self._missing)
+                                                                    stats.mass, bins.upper, bins.lower, self._missing,
+                                                                    noise)
             keep = keep_splits(feat, score, stats.total, stats.mass, stats.has_pos & stats.has_neg,
                                depth == self._max_depth - 1)
             if not keep.any():
@@ -399,7 +423,7 @@ def histogram_numeric_splits(X_num, max_bins: int):
     width = bins.width
     missing = _missing_bins(bins)
 
-    def splits(w, node_of, total, mass, n_nodes):
+    def splits(w, node_of, total, mass, n_nodes, noise):
         rows = np.flatnonzero(node_of >= 0)
         hist = np.zeros((codes.shape[0], n_nodes * width))
         counts = np.zeros((codes.shape[0], n_nodes * width), dtype=np.int32)
@@ -407,7 +431,7 @@ def histogram_numeric_splits(X_num, max_bins: int):
                    (node_of[rows] * width).astype(np.uint64), hist, counts)
         shape = (codes.shape[0], n_nodes, width)
         feat, _, _, score, thr, missing_left = _best_bin_splits(hist.reshape(shape), counts.reshape(shape), bins.n_bins,
-                                                                total, mass, bins.upper, bins.lower, missing)
+                                                                total, mass, bins.upper, bins.lower, missing, noise)
         return feat, thr, score, missing_left
     return splits
 
@@ -422,55 +446,63 @@ def check_max_depth(max_depth) -> int:
 class HistogramStump(WeakLearner):
     """Max-edge decision stump over binned features (exact when no feature has more than
     ``max_bins`` distinct values). ``n_jobs``: OpenMP threads over features (None or 1: serial;
-    the result does not depend on it)."""
+    the result does not depend on it). ``missing_z``: the z-test a split's missing values must pass
+    for their side to be chosen by edge (:mod:`.missing_side`; 0: always by edge)."""
 
     allow_nan = True
     allow_categorical = True
 
-    def __init__(self, max_bins: int = 255, n_jobs=None):
+    def __init__(self, max_bins: int = 255, n_jobs=None, missing_z: float = MISSING_Z):
         self.max_bins = max_bins
         self.n_jobs = n_jobs
+        self.missing_z = missing_z
 
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         threads = n_threads(self.n_jobs)
         max_bins = check_max_bins(self.max_bins)
+        z = check_missing_z(self.missing_z)
         columns = categorical_columns(X)
         if columns.size:  # each category its own bin: the exact categorical sums (.categorical)
             def numeric(X_num):
                 binned = bin_features(X_num, max_bins, n_jobs=self.n_jobs)
-                return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
+                return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned), z)
             return MixedStumpOracle(X, y, columns, numeric)
         binned = _bin_once(X, max_bins, self.n_jobs)
-        return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned))
+        return HistogramStumpOracle(LocalSample(binned.codes, threads), binned.bins, _labels(y, binned), z)
 
     def __repr__(self) -> str:
-        return f"HistogramStump(max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r})"
+        return f"HistogramStump(max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r}{missing_z_repr(self.missing_z)})"
 
 
 class HistogramTree(WeakLearner):
-    """Depth-limited edge tree over binned features, leaves in {-1, +1} (see the module doc)."""
+    """Depth-limited edge tree over binned features, leaves in {-1, +1} (see the module doc);
+    ``missing_z`` as :class:`HistogramStump`'s."""
 
     allow_nan = True
     allow_categorical = True
 
-    def __init__(self, max_depth: int = 2, max_bins: int = 255, n_jobs=None):
+    def __init__(self, max_depth: int = 2, max_bins: int = 255, n_jobs=None, missing_z: float = MISSING_Z):
         self.max_depth = max_depth
         self.max_bins = max_bins
         self.n_jobs = n_jobs
+        self.missing_z = missing_z
 
     def prepare(self, X, y: np.ndarray) -> EdgeOracle:
         max_depth = check_max_depth(self.max_depth)
         threads = n_threads(self.n_jobs)
+        z = check_missing_z(self.missing_z)
         columns = categorical_columns(X)
         if columns.size:  # each category its own bin: the exact categorical sums (.categorical)
             max_bins = check_max_bins(self.max_bins)
-            return MixedTreeOracle(X, y, columns, max_depth, lambda X_num: histogram_numeric_splits(X_num, max_bins))
+            return MixedTreeOracle(X, y, columns, max_depth, lambda X_num: histogram_numeric_splits(X_num, max_bins),
+                                   z)
         binned = _bin_once(X, check_max_bins(self.max_bins), self.n_jobs)
         sample = LocalSample(binned.codes, threads, binned.bins.counts)
-        return HistogramTreeOracle(sample, binned.bins, _labels(y, binned), max_depth)
+        return HistogramTreeOracle(sample, binned.bins, _labels(y, binned), max_depth, z)
 
     def __repr__(self) -> str:
-        return f"HistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r})"
+        return (f"HistogramTree(max_depth={self.max_depth!r}, max_bins={self.max_bins!r}, n_jobs={self.n_jobs!r}"
+                f"{missing_z_repr(self.missing_z)})")
 
 
 def _bin_once(X, max_bins: int, n_jobs):

@@ -54,6 +54,7 @@ from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
 from marginboost.weak_learners.memory import check_fits_in_memory
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr, sample_noise
 from marginboost.weak_learners.shared import shared
 
 __all__ = ["DecisionStump", "MixedStumpOracle", "Stump"]
@@ -136,15 +137,17 @@ class Stump(Hypothesis):
 
 
 class _StumpOracle(EdgeOracle):
-    def __init__(self, X: np.ndarray, y: np.ndarray):
+    def __init__(self, X: np.ndarray, y: np.ndarray, missing_z: float = MISSING_Z):
         self._X, self._vals, self._order = presort(X)
         self._missing = has_missing(self._vals)
         self._y = np.asarray(y, dtype=np.float64)
+        self._z = missing_z
 
     def __call__(self, d: np.ndarray) -> tuple[Stump, np.ndarray]:
         w = np.asarray(d, dtype=np.float64) * self._y
         if self._missing:
-            feature, threshold, sign, _, missing_left = _best_stump_missing(self._vals, self._order, w)
+            feature, threshold, sign, _, missing_left = _best_stump_missing(self._vals, self._order, w,
+                                                                            sample_noise(w, self._z))
         else:
             feature, threshold, sign, _ = _best_stump(self._vals, self._order, w)
             # no missing value: NaN goes to the side of more examples (the left on a tie)
@@ -193,16 +196,22 @@ class MixedStumpOracle(EdgeOracle):
 
 class DecisionStump(WeakLearner):
     """Exact max-edge decision stump over all features, thresholds and both orientations (and both
-    sides for missing values)."""
+    sides for missing values, by edge where their sum passes the z-test of ``missing_z``:
+    :mod:`.missing_side`; 0: always by edge)."""
 
     allow_nan = True
     allow_categorical = True
 
+    def __init__(self, missing_z: float = MISSING_Z):
+        self.missing_z = missing_z
+
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
+        z = check_missing_z(self.missing_z)
         columns = categorical_columns(X)
         if columns.size:
-            return MixedStumpOracle(X, y, columns, lambda X_num: _StumpOracle(X_num, y))
-        return _StumpOracle(X, y)
+            return MixedStumpOracle(X, y, columns, lambda X_num: _StumpOracle(X_num, y, z))
+        return _StumpOracle(X, y, z)
 
     def __repr__(self) -> str:
-        return "DecisionStump()"
+        z = missing_z_repr(self.missing_z)
+        return f"DecisionStump({z[2:]})"

@@ -85,6 +85,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr, node_noise
 from marginboost.weak_learners.stumps import has_missing, presort
 
 __all__ = ["DecisionTree", "EdgeTree", "MixedTreeOracle", "exact_numeric_splits"]
@@ -303,11 +304,12 @@ class DecisionTree(Hypothesis):
 
 
 class _TreeOracle(EdgeOracle):
-    def __init__(self, X: np.ndarray, y: np.ndarray, max_depth: int):
+    def __init__(self, X: np.ndarray, y: np.ndarray, max_depth: int, missing_z: float = MISSING_Z):
         self._X, self._vals, self._order = presort(X)
         self._missing = has_missing(self._vals)
         self._y = np.asarray(y, dtype=np.float64)
         self._max_depth = max_depth
+        self._z = missing_z
 
     def __call__(self, d: np.ndarray) -> tuple[DecisionTree, np.ndarray]:
         w = np.asarray(d, dtype=np.float64) * self._y
@@ -319,8 +321,9 @@ class _TreeOracle(EdgeOracle):
                 grow.value[nid] = 1.0 if total[n] >= 0.0 else -1.0
             if depth == self._max_depth:
                 break
+            noise = node_noise(w, grow.node_of, k_nodes, self._z) if self._missing else None
             feat, thr, score, missing_left = _best_splits(self._vals, self._order, w, grow.node_of, total, mass,
-                                                          k_nodes, self._missing)
+                                                          k_nodes, self._missing, noise)
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
             if not grow.split(feat, thr, keep, edge_gain(score, total), missing_left):
                 break
@@ -333,16 +336,18 @@ def exact_numeric_splits(X_num):
     _, vals, order = presort(X_num)
     missing = has_missing(vals)
 
-    def splits(w, node_of, total, mass, n_nodes):
-        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing)
+    def splits(w, node_of, total, mass, n_nodes, noise):
+        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing, noise)
     return splits
 
 
 class MixedTreeOracle(EdgeOracle):
     """Greedy edge tree (:mod:`.trees`) over the numeric columns (``numeric_splits(X_numeric)``
-    returns the per-node search) and the categorical ``columns`` of ``X``."""
+    returns the per-node search) and the categorical ``columns`` of ``X``; the numeric cuts' missing
+    values take their side by the z-test of ``missing_z`` (:mod:`.missing_side`)."""
 
-    def __init__(self, X, y, columns: np.ndarray, max_depth: int, numeric_splits):
+    def __init__(self, X, y, columns: np.ndarray, max_depth: int, numeric_splits, missing_z: float = MISSING_Z):
+        self._z = missing_z
         self._X, self._numeric, X_num = split_columns(X, columns)
         self._columns = columns
         self._codes = [category_codes(self._X[:, j]) for j in columns]
@@ -356,8 +361,9 @@ class MixedTreeOracle(EdgeOracle):
         thr, score = np.zeros(k_nodes), np.full(k_nodes, -np.inf)
         missing_left = np.zeros(k_nodes, dtype=bool)
         categories = [None] * k_nodes
+        noise = node_noise(w, node_of, k_nodes, self._z)
         if self._splits is not None:
-            f, t, s, ml = self._splits(w, node_of, total, mass, k_nodes)
+            f, t, s, ml = self._splits(w, node_of, total, mass, k_nodes, noise)
             f = np.asarray(f)
             found = f >= 0
             feat[found] = self._numeric[f[found]]
@@ -397,16 +403,18 @@ class EdgeTree(WeakLearner):
     allow_nan = True
     allow_categorical = True
 
-    def __init__(self, max_depth: int = 2):
+    def __init__(self, max_depth: int = 2, missing_z: float = MISSING_Z):
         self.max_depth = max_depth
+        self.missing_z = missing_z
 
     def prepare(self, X: np.ndarray, y: np.ndarray) -> EdgeOracle:
         if int(self.max_depth) != self.max_depth or self.max_depth < 1:
             raise ValueError(f"max_depth must be an integer >= 1, got {self.max_depth!r}")
+        z = check_missing_z(self.missing_z)
         columns = categorical_columns(X)
         if columns.size:
-            return MixedTreeOracle(X, y, columns, int(self.max_depth), exact_numeric_splits)
-        return _TreeOracle(X, y, int(self.max_depth))
+            return MixedTreeOracle(X, y, columns, int(self.max_depth), exact_numeric_splits, z)
+        return _TreeOracle(X, y, int(self.max_depth), z)
 
     def __repr__(self) -> str:
-        return f"EdgeTree(max_depth={self.max_depth})"
+        return f"EdgeTree(max_depth={self.max_depth}{missing_z_repr(self.missing_z)})"
