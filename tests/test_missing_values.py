@@ -4,7 +4,7 @@ Each split chooses the side the missing values go to. For the edge learners the 
 edge ``|sum_i d_i y_i h(x_i)|`` (a stump) or ``|S(L)| + |S(R)|`` (a tree node, S the sum of
 ``d_i y_i``), the side of the missing values chosen by it only where their sum M passes the z-test
 ``M^2 > z^2 n_M Q / n`` (``.missing_side``; n_M the node's missing examples, n all of them, Q their
-sum of ``(d_i y_i)^2``), else the side of more finite examples; for the least-squares learners
+sum of ``(d_i y_i)^2``), else the side of the column's (lower) median; for the least-squares learners
 ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (S the sum of ``s_i r_i``, W of ``s_i``), the side by it always.
 The brute force below enumerates, per feature, every cut of the finite values (at each distinct
 value v: ``x <= v`` left) with the missing values on each side the rule allows, and the finite
@@ -58,8 +58,8 @@ DATA = Path(__file__).parent / "data"
 def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     """Left masks over ``rows`` of every split of one feature: each cut of the finite values
     (``x <= v`` left, v a distinct value) with the missing values left or right (with ``w`` and
-    ``z`` > 0: on the side of more finite examples, the left on a tie, unless M^2 > z^2 n_M Q / n),
-    and the finite values against the missing ones; both sides non-empty."""
+    ``z`` > 0: on the side of the column's lower median unless M^2 > z^2 n_M Q / n), and the finite
+    values against the missing ones; both sides non-empty."""
     x = column[rows]
     nan = np.isnan(x)
     finite = x[~nan]
@@ -67,9 +67,10 @@ def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     if z > 0 and nan.any():
         ws = w[rows]
         by_edge = ws[nan].sum() ** 2 > z * z * nan.sum() * (ws @ ws) / rows.size
+    every = np.sort(column[~np.isnan(column)])
+    median = every[(every.size - 1) // 2] if every.size else np.nan  # the column's lower median
     for v in np.unique(finite):
-        more_left = 2 * np.count_nonzero(finite <= v) >= finite.size
-        for missing_left in (False, True) if by_edge else (more_left,):
+        for missing_left in (False, True) if by_edge else (bool(median <= v),):
             left = (x <= v) | (nan & missing_left)
             if left.any() and not left.all():
                 yield left
@@ -260,11 +261,11 @@ def test_missing_values_go_to_the_side_of_larger_edge():
 
 
 @pytest.mark.parametrize("n_missing, side", [(6, False), (2, True)])
-def test_missing_values_of_insignificant_sum_go_to_the_side_of_more_examples(n_missing, side):
+def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_median(n_missing, side):
     """Three negatives at 0, two positives at 1, and ``n_missing`` positives missing, d uniform:
     M = n_M / m, and the z-test M^2 > 4 n_M Q / m (Q = 1 / m) passes for n_M > 4. Six missing
     positives join the positives (the side of larger edge); two fail the test and join the side of
-    more finite examples, the left, though the right has the larger edge."""
+    the median 0, the left, though the right has the larger edge."""
     X = np.array([[0.0]] * 3 + [[1.0]] * 2 + [[np.nan]] * n_missing)
     y = np.array([-1.0] * 3 + [1.0] * (2 + n_missing))
     d = np.full(y.shape[0], 1 / y.shape[0])

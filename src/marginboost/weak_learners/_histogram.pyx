@@ -683,14 +683,16 @@ def _root_sums(w):
 # ------------------------------------------------------------------ sweeps (on the summed histograms)
 
 
-def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noise=0.0):
+def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noise=0.0, median_bin=None):
     """(feature, last bin left a, first bin right c, sign, edge, missing_left); a = -1 for a
     constant. ``hist`` (p, W) float64, ``counts`` (p, W) int32 or int64, ``n_bins`` (p,) int64.
     ``missing`` (p,) uint8 (None: none): the features with a missing bin (code ``n_bins[j]``); the
     sweep then also chooses the side of the missing values (:func:`_stump_sweep_missing`; by edge
-    where their sum passes the test of ``noise``, :mod:`.missing_side`). Without, they go to the
-    side with more examples (the left on a tie)."""
-    cdef Py_buffer v[4]
+    where their sum passes the test of ``noise``, :mod:`.missing_side`, else the side of the bin
+    ``median_bin[j]`` (p,) int64 of the feature's median; None: of more examples). Without, they
+    go to the side with more examples (the left on a tie)."""
+    cdef Py_buffer v[5]
+    cdef const int64_t* mb = NULL
     cdef int nb = 0
     cdef _Stump best
     try:
@@ -702,15 +704,19 @@ def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noi
         if missing is not None:
             mb_acquire(&v[3], missing, MB_U8, 1, False, MB_C, b"missing"); nb += 1
             _check(v[3].shape[0] == v[0].shape[0], "missing (p,)")
+            if median_bin is not None:
+                mb_acquire(&v[4], median_bin, MB_I64, 1, False, MB_C, b"median_bin"); nb += 1
+                _check(v[4].shape[0] == v[0].shape[0], "median_bin (p,)")
+                mb = <const int64_t*>v[4].buf
         with nogil:
-            if nb == 4 and v[1].itemsize == 4:
+            if nb >= 4 and v[1].itemsize == 4:
                 best = _stump_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf,
                                             <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
-                                            v[0].shape[1], total, noise)
-            elif nb == 4:
+                                            v[0].shape[1], total, noise, mb)
+            elif nb >= 4:
                 best = _stump_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf,
                                             <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
-                                            v[0].shape[1], total, noise)
+                                            v[0].shape[1], total, noise, mb)
             elif v[1].itemsize == 4:
                 best = _stump_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                                     v[0].shape[0], v[0].shape[1], total)
@@ -776,12 +782,13 @@ cdef _Stump _stump_sweep(const double* hist, const count_t* counts, const int64_
 
 cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
                                  const uint8_t* missing, Py_ssize_t p, Py_ssize_t width, double total,
-                                 double noise) noexcept nogil:
+                                 double noise, const int64_t* median_bin) noexcept nogil:
     """:func:`_stump_sweep` with missing bins (the exact stump's ``_best_stump_missing`` on bins): a
     cut between value bins has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)``
     (left; M the missing bin's sum, n_M its count) and takes the larger in absolute value where
-    ``M^2 > n_M noise``; on a tie (e.g. no missing bin), or where M fails that test, the side of more
-    examples (the left on a tie); then the cut of the value bins against the missing bin, missing
+    ``M^2 > n_M noise``; on a tie (e.g. no missing bin) the side of more examples (the left on a
+    tie), and where M fails that test the side of the median's bin ``median_bin[j]`` (NULL: of more
+    examples); then the cut of the value bins against the missing bin, missing
     right (c: the missing bin, whose ``lower`` +inf makes the raw threshold the largest value)."""
     cdef _Stump best
     cdef double left, er, el, e, miss, best_v = total
@@ -810,6 +817,8 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
                 el = total - 2.0 * (left + miss)
                 if by_edge:
                     to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * n_left >= n_finite)
+                elif median_bin != NULL and missing[j]:
+                    to_left = median_bin[j] <= prev
                 else:
                     to_left = 2 * n_left >= n_finite
                 e = el if to_left else er
@@ -831,16 +840,19 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
     return best
 
 
-def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, missing=None, noise=None):
+def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, missing=None, noise=None,
+                     median_bin=None):
     """Per node: best (feature, a, c, |L| + |R|), its raw threshold ``midpoint(upper[f, a],
     lower[f, c])`` (:func:`_raw_threshold`, here where a call of it per node from Python cost about
     1.5 us) and whether the missing values go left (uint8); feature -1 (threshold 0) where the node
     has no cut. ``hist`` (p, nodes, W) float64, ``counts`` the same shape, int32 or int64; ``upper``,
     ``lower``: (p, W) float64. ``missing``: as :func:`_best_bin_stump`'s (the sweep then is
     :func:`_splits_sweep_missing`, by edge where their sum passes the test of ``noise[n]``,
-    (nodes,) float64, :mod:`.missing_side`; None: noise 0); without, the missing values go to the
-    side with more of the node's examples (the left on a tie)."""
-    cdef Py_buffer v[15]
+    (nodes,) float64, :mod:`.missing_side`; None: noise 0, else the side of the median's bin
+    ``median_bin[j]``, (p,) int64); without, the missing values go to the side with more of the
+    node's examples (the left on a tie)."""
+    cdef Py_buffer v[16]
+    cdef const int64_t* mbin = NULL
     cdef int nb = 0
     cdef bint with_missing = missing is not None
     cdef Py_ssize_t p, n_nodes, width, bw, n
@@ -882,6 +894,10 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
                 mb_acquire(&v[14], noise, MB_F64, 1, False, MB_C, b"noise"); nb += 1
                 _check(v[14].shape[0] == n_nodes, "noise (nodes,)")
                 nz = <const double*>v[14].buf
+                if median_bin is not None:
+                    mb_acquire(&v[15], median_bin, MB_I64, 1, False, MB_C, b"median_bin"); nb += 1
+                    _check(v[15].shape[0] == p, "median_bin (p,)")
+                    mbin = <const int64_t*>v[15].buf
         bf, ba, bc = <int64_t*>v[7].buf, <int64_t*>v[8].buf, <int64_t*>v[9].buf
         bs, th, ml = <double*>v[10].buf, <double*>v[11].buf, <uint8_t*>v[12].buf
         up, lo = <const double*>v[5].buf, <const double*>v[6].buf
@@ -895,12 +911,12 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
                 ml[n] = 0
             if with_missing and v[1].itemsize == 4:
                 _splits_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
-                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, p, n_nodes, width,
-                                      bf, ba, bc, bs, ml)
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, mbin, p, n_nodes,
+                                      width, bf, ba, bc, bs, ml)
             elif with_missing:
                 _splits_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
-                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, p, n_nodes, width,
-                                      bf, ba, bc, bs, ml)
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, mbin, p, n_nodes,
+                                      width, bf, ba, bc, bs, ml)
             elif v[1].itemsize == 4:
                 _splits_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                               <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf, ba, bc, bs)
@@ -961,7 +977,8 @@ cdef void _splits_sweep(const double* hist, const count_t* counts, const int64_t
 
 cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
                                 const uint8_t* missing, const double* node_total, const double* node_mass,
-                                const double* noise, Py_ssize_t p, Py_ssize_t n_nodes, Py_ssize_t width,
+                                const double* noise, const int64_t* median_bin, Py_ssize_t p, Py_ssize_t n_nodes,
+                                Py_ssize_t width,
                                 int64_t* best_feature, int64_t* best_a, int64_t* best_c, double* best_score,
                                 uint8_t* best_missing_left) noexcept nogil:
     """:func:`_splits_sweep` with missing bins (the exact trees' ``_sweep_missing`` on bins): a cut
@@ -969,13 +986,14 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
     ``|L + M| + |S - L - M|`` (left; M the node's missing bin, n_M its count), the missing values
     going to that side, and to the side of more of the node's examples (the left on a tie) when the
     two are within the tolerance (e.g. the node has no missing example: then M is taken as 0, as a
-    subtracted bin of no example may hold a rounding residue) or where ``M^2 <= n_M noise[n]``
-    (NULL noise: 0), the score then that side's; then the cut of the value bins against the missing
-    bin, missing right."""
+    subtracted bin of no example may hold a rounding residue); where ``M^2 <= n_M noise[n]`` (NULL
+    noise: 0) and the node has missing examples, to the side of the median's bin ``median_bin[j]``
+    (NULL: of more examples), the score then that side's; then the cut of the value bins against
+    the missing bin, missing right."""
     cdef Py_ssize_t n, j
     cdef int64_t b, prev, nb, n_left, n_finite
     cdef double left, total, tol, miss, sr, sl, score, node_noise
-    cdef bint to_left, by_edge
+    cdef bint to_left, by_edge, by_median
     cdef const double* h
     cdef const count_t* c
     for n in range(n_nodes):
@@ -988,6 +1006,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
             nb = n_bins[j]
             miss = h[nb] if missing[j] and c[nb] > 0 else 0.0
             by_edge = miss * miss > (c[nb] if missing[j] else 0) * node_noise
+            by_median = not by_edge and median_bin != NULL and missing[j] and c[nb] > 0
             n_finite = 0
             for b in range(nb):
                 n_finite += c[b]
@@ -1004,7 +1023,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                         to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
                         score = sl if sl > sr else sr
                     else:
-                        to_left = 2 * n_left >= n_finite
+                        to_left = median_bin[j] <= prev if by_median else 2 * n_left >= n_finite
                         score = sl if to_left else sr
                     if score > best_score[n] + tol:
                         best_score[n] = score

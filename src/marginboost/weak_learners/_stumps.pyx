@@ -114,14 +114,15 @@ def _best_stump(const double[:, ::1] vals, const int64_t[:, ::1] order, const do
 
 
 def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w,
-                        double noise=0.0):
+                        double noise=0.0, const double[::1] medians=None):
     """:func:`_best_stump` on X with missing values (NaN, sorted last in each row of ``vals``):
     (feature, threshold, sign, edge, missing_left). One feature at a time; with ``M`` the sum of
     ``w`` over the ``n_M`` examples missing feature j, a cut between two finite values with left sum
     ``L`` has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)`` (left), and takes
     the one of larger absolute value where ``M^2 > n_M noise`` (:mod:`.missing_side`; noise 0: always,
-    ties aside); on a tie, or where ``M`` fails that test, the missing values go to the side of more
-    finite examples (the left on a tie). Then the cut of the finite values against the missing ones
+    ties aside); on a tie the missing values go to the side of more finite examples (the left on a
+    tie), and where ``M`` fails that test to the side of ``medians[j]`` (None: of more finite
+    examples). Then the cut of the finite values against the missing ones
     (threshold: the largest finite value), missing right. The tie rules between cuts are
     :func:`_best_stump`'s, the direction's as above."""
     cdef Py_ssize_t p = vals.shape[0], m = vals.shape[1]
@@ -131,8 +132,11 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
     cdef bint best_missing_left = False, to_left, by_edge
     cdef const double* values
     cdef const int64_t* rank
-    if w.shape[0] < m or order.shape[0] != p or order.shape[1] != m:
-        raise ValueError("_best_stump_missing: the shapes of vals, order and w disagree")
+    cdef const double* med = NULL
+    if w.shape[0] < m or order.shape[0] != p or order.shape[1] != m or (medians is not None and medians.shape[0] != p):
+        raise ValueError("_best_stump_missing: the shapes of vals, order, w and medians disagree")
+    if medians is not None:
+        med = &medians[0]
     with nogil:
         for i in range(m):
             total += w[i]
@@ -159,6 +163,8 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                     el = total - 2.0 * (left + miss)
                     if by_edge:
                         to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * k >= fin)
+                    elif med != NULL and fin < m:
+                        to_left = med[j] <= last
                     else:
                         to_left = 2 * k >= fin
                     e = el if to_left else er

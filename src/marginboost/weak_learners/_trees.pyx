@@ -314,7 +314,7 @@ def _sweep_node(const double[::1] values, const int64_t[::1] rank, const double[
 
 cdef inline void _sweep_missing(const double* values, const int64_t* rank, const double* w, Py_ssize_t lo,
                                 Py_ssize_t hi, int64_t j, Py_ssize_t n, const double* node_total,
-                                const double* node_mass, double noise, int64_t* best_feature,
+                                const double* node_mass, double noise, const double* median, int64_t* best_feature,
                                 double* best_threshold, double* best_score, uint8_t* best_missing_left) noexcept nogil:
     """_sweep for a sample with missing values: the node's examples missing feature j (NaN, sorted
     last: ``values[fin:hi]``, their sum M) join either side of each cut between two finite values,
@@ -323,15 +323,15 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
 
     and, where ``M^2 > (hi - fin) noise`` (:mod:`.missing_side`), the cut's score is the larger and
     the missing examples go to that side, and when the two are within the tolerance of each other
-    (in particular when M = 0: no missing example here) to the side of more finite examples (the
-    left on a tie; trees.py); where ``M`` fails that test, to the side of more finite examples, the
-    score that side's. One more cut: the finite examples against the missing ones (threshold: the
+    to the side of more finite examples (the left on a tie; trees.py); where ``M`` fails that test
+    (in particular when M = 0), to the side of the feature's median ``*median`` (NULL, or no
+    missing example here: of more finite examples), the score that side's. One more cut: the finite examples against the missing ones (threshold: the
     largest finite value, ``midpoint(last, NaN)``), missing right. Without missing examples every
     score and choice is :func:`_sweep`'s."""
     cdef double total = node_total[n], tol = MB_TREES_SPLIT_TOL * node_mass[n], best = best_score[n]
     cdef double miss = 0.0, left, last, v, sr, sl, score
     cdef Py_ssize_t fin = hi, k
-    cdef bint to_left, by_edge
+    cdef bint to_left, by_edge, by_median
     if lo >= hi:
         return
     while fin > lo and values[fin - 1] != values[fin - 1]:
@@ -341,6 +341,7 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
     for k in range(fin, hi):
         miss += w[<uint64_t>rank[k]] if rank != NULL else w[k]
     by_edge = miss * miss > (hi - fin) * noise
+    by_median = not by_edge and median != NULL and fin < hi
     left = w[<uint64_t>rank[lo]] if rank != NULL else w[lo]
     last = values[lo]
     for k in range(lo + 1, fin):
@@ -352,7 +353,7 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
                 to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * (k - lo) >= fin - lo)
                 score = sl if sl > sr else sr
             else:
-                to_left = 2 * (k - lo) >= fin - lo
+                to_left = median[0] <= last if by_median else 2 * (k - lo) >= fin - lo
                 score = sl if to_left else sr
             if score > best + tol:
                 best = score
@@ -373,7 +374,8 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
 
 def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w,
                  const int64_t[::1] node_of, const double[::1] node_total, const double[::1] node_mass,
-                 Py_ssize_t n_nodes, bint missing=False, const double[::1] noise=None):
+                 Py_ssize_t n_nodes, bint missing=False, const double[::1] noise=None,
+                 const double[::1] medians=None):
     """Best (feature, threshold, |L| + |R|) for every node of one level (``node_of[i]``: example i's
     node, -1 for none; one node is the root, every example in it), and whether the missing values
     go left (uint8); feature -1 where a node has no cut (one distinct value in every feature). See
@@ -385,7 +387,8 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
     the missing values go to the child of more examples (the left on a tie). ``missing``: X has
     NaN (sorted last in ``vals``); the features are then swept one at a time by
     :func:`_sweep_missing`, which also chooses the side of the missing values, by edge where their
-    sum passes the test of ``noise[n]`` (:mod:`.missing_side`; None: noise 0, always by edge)."""
+    sum passes the test of ``noise[n]`` (:mod:`.missing_side`; None: noise 0, always by edge), else
+    to the side of the feature's median ``medians[j]`` (None: of more finite examples)."""
     cdef Py_ssize_t p = vals.shape[0], m = vals.shape[1]
     cdef Py_ssize_t j, n, row, lo, hi, row_len = 0, rows, size
     cdef bint failed = False
@@ -393,7 +396,7 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
         raise ValueError(f"_best_splits: n_nodes must be >= 1, got {n_nodes}")
     if (order.shape[0] != p or order.shape[1] != m or w.shape[0] < m or node_of.shape[0] < m
             or node_total.shape[0] < n_nodes or node_mass.shape[0] < n_nodes
-            or (noise is not None and noise.shape[0] < n_nodes)):
+            or (noise is not None and noise.shape[0] < n_nodes) or (medians is not None and medians.shape[0] != p)):
         raise ValueError("_best_splits: the shapes of the arguments disagree")
     feature_out = np.empty(n_nodes, dtype=np.int64)
     threshold_out = np.empty(n_nodes)
@@ -412,6 +415,7 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
     cdef const double* total = &node_total[0]
     cdef const double* mass = &node_mass[0]
     cdef const double* nz = NULL
+    cdef const double* med = NULL
     cdef uint64_t* slot = NULL
     cdef int64_t* start = NULL
     cdef int64_t* position = NULL
@@ -422,6 +426,8 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
     cdef double* wb
     if noise is not None:
         nz = &noise[0]
+    if medians is not None:
+        med = &medians[0]
     with nogil:
         for n in range(n_nodes):
             best_feature[n] = -1
@@ -432,8 +438,8 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
         elif n_nodes == 1 and missing:
             for j in range(p):
                 _sweep_missing(&vals[j, 0], &order[j, 0], &w[0], 0, m, j, 0, total, mass,
-                               nz[0] if nz != NULL else 0.0, best_feature, best_threshold, best_score,
-                               best_missing_left)
+                               nz[0] if nz != NULL else 0.0, med + j if med != NULL else NULL, best_feature,
+                               best_threshold, best_score, best_missing_left)
         elif n_nodes == 1:
             j = 0
             while j + 1 < p:
@@ -470,8 +476,8 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
                         for n in range(n_nodes):
                             node_entries_c(start, n_nodes, n, &row, &lo, &hi)
                             _sweep_missing(va + row * row_len, NULL, wa + row * row_len, lo, hi, j, n, total, mass,
-                                           nz[n] if nz != NULL else 0.0, best_feature, best_threshold, best_score,
-                                           best_missing_left)
+                                           nz[n] if nz != NULL else 0.0, med + j if med != NULL else NULL,
+                                           best_feature, best_threshold, best_score, best_missing_left)
                 else:
                     va = work
                     wa = work + size

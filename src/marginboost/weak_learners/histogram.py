@@ -86,7 +86,7 @@ from marginboost.core.example_vectors import as_float_vector
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.categorical import categorical_columns
-from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr, squares_noise
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, median_bins, missing_z_repr, squares_noise
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import MixedStumpOracle, Stump, midpoint
 from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, MixedTreeOracle, edge_gain, keep_splits
@@ -354,6 +354,7 @@ class HistogramStumpOracle(EdgeOracle):
     def __init__(self, sample, bins: Bins, y: np.ndarray, missing_z: float = MISSING_Z):
         self._sample, self._bins = sample, bins
         self._missing = _missing_bins(bins)
+        self._median_bin = median_bins(bins)
         self._y = as_float_vector(y)
         self._z = missing_z
         self._m = int(bins.counts[0].sum()) if bins.counts.shape[0] else 0
@@ -363,7 +364,7 @@ class HistogramStumpOracle(EdgeOracle):
         total, hist, square = self._sample.stump_stats(w, self._bins.width)
         noise = float(squares_noise(square, self._m, self._z))
         feature, a, c, sign, _, missing_left = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total,
-                                                                self._missing, noise)
+                                                                self._missing, noise, self._median_bin)
         if a < 0:
             h = Stump(0, -np.inf, float(sign))
         else:
@@ -381,6 +382,7 @@ class HistogramTreeOracle(EdgeOracle):
         self._missing = _missing_bins(bins)
         self._z = missing_z
         self._square = self._missing is not None and missing_z > 0  # the nodes' sums of w^2 needed
+        self._median_bin = median_bins(bins)
         self._y = as_float_vector(y)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
 
@@ -400,7 +402,7 @@ class HistogramTreeOracle(EdgeOracle):
             noise = squares_noise(stats.square, counts[0].sum(axis=-1), self._z) if self._square else None
             feat, a, c, score, thr, missing_left = _best_bin_splits(stats.hist, counts, bins.n_bins, stats.total,
                                                                     stats.mass, bins.upper, bins.lower, self._missing,
-                                                                    noise)
+                                                                    noise, self._median_bin)
             keep = keep_splits(feat, score, stats.total, stats.mass, stats.has_pos & stats.has_neg,
                                depth == self._max_depth - 1)
             if not keep.any():
@@ -422,6 +424,7 @@ def histogram_numeric_splits(X_num, max_bins: int):
     codes, bins = binned.codes, binned.bins
     width = bins.width
     missing = _missing_bins(bins)
+    median_bin = median_bins(bins)
 
     def splits(w, node_of, total, mass, n_nodes, noise):
         rows = np.flatnonzero(node_of >= 0)
@@ -431,7 +434,8 @@ def histogram_numeric_splits(X_num, max_bins: int):
                    (node_of[rows] * width).astype(np.uint64), hist, counts)
         shape = (codes.shape[0], n_nodes, width)
         feat, _, _, score, thr, missing_left = _best_bin_splits(hist.reshape(shape), counts.reshape(shape), bins.n_bins,
-                                                                total, mass, bins.upper, bins.lower, missing, noise)
+                                                                total, mass, bins.upper, bins.lower, missing, noise,
+                                                                median_bin)
         return feat, thr, score, missing_left
     return splits
 

@@ -16,10 +16,14 @@ with ``n_M`` the node's examples missing the feature, ``n(N)`` all of its exampl
 sum_{i in N} (d_i y_i)^2``: ``n_M Q(N) / n(N)`` is the expected ``sum_{i missing} (d_i y_i)^2``
 (the variance of ``M`` under zero-mean labels) of ``n_M`` examples drawn at random from the node,
 so one statistic serves the exact learners and the histogram ones, whose bins hold the counts but
-not the squares. Otherwise the missing values go to the side of more of the node's finite
-examples (the left on a tie), the rule for a feature with no missing value there. ``z = 0`` is the
-larger-edge rule (the side of more examples then only on a tie, e.g. ``M = 0``); the default
-:data:`MISSING_Z` = 2 is the usual two-sided 5% test.
+not the squares. Otherwise the missing values go to the side of the feature's median (the lower
+median of its finite training values, :func:`column_medians`; for the histogram learners its
+bin, :func:`median_bins`): the side where median imputation sends them, so that a fit whose
+missing values carry no signal is the fit on the imputed data. (The side of more of the node's
+finite examples, the rule where a node has no missing example, lost 4 to 5 standard errors to mean
+imputation on twonorm with 30% of the values removed; the median's side, like the mean's, loses
+none.) ``z = 0`` is the larger-edge rule (the median's side then only where ``M = 0``); the
+default :data:`MISSING_Z` = 2 is the usual two-sided 5% test.
 
 The test is for numeric cuts, where the side of the missing values is a choice beside the cut. A
 categorical split treats the missing values as one more category, whose side the exact sign split
@@ -36,7 +40,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["MISSING_Z", "check_missing_z", "missing_z_repr", "node_noise", "sample_noise", "squares_noise"]
+__all__ = ["MISSING_Z", "check_missing_z", "column_medians", "median_bins", "missing_z_repr", "node_noise",
+           "sample_noise", "squares_noise"]
 
 MISSING_Z = 2.0
 
@@ -69,6 +74,29 @@ def squares_noise(square: np.ndarray, count: np.ndarray, z: float) -> np.ndarray
     """``z^2 square / count`` per node, 0 for a node of no example."""
     count = np.asarray(count, dtype=np.float64)
     return np.divide(z * z * np.asarray(square, dtype=np.float64), count, out=np.zeros(count.shape), where=count > 0)
+
+
+def column_medians(vals: np.ndarray) -> np.ndarray:
+    """The lower median of each row of ``vals`` (:func:`.stumps.presort`'s (p, m) sorted values,
+    NaN last): the value of rank ``(n - 1) // 2`` among the row's n finite values (NaN where none)."""
+    p = vals.shape[0]
+    finite = np.count_nonzero(~np.isnan(vals), axis=1)
+    medians = np.full(p, np.nan)
+    some = finite > 0
+    medians[some] = vals[np.flatnonzero(some), (finite[some] - 1) // 2]
+    return medians
+
+
+def median_bins(bins) -> np.ndarray:
+    """Per feature the value bin holding the lower median of its finite training values (from the
+    counts of :class:`.binning.Bins`; the same median as :func:`column_medians`), -1 where none."""
+    p = bins.n_bins.shape[0]
+    out = np.full(p, -1, dtype=np.int64)
+    for j in range(p):
+        counts = np.cumsum(bins.counts[j, : int(bins.n_bins[j])])
+        if counts.shape[0] and counts[-1] > 0:
+            out[j] = int(np.searchsorted(counts, (counts[-1] - 1) // 2, side="right"))
+    return out
 
 
 def missing_z_repr(missing_z) -> str:

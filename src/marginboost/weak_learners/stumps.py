@@ -54,7 +54,7 @@ from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
 from marginboost.weak_learners.memory import check_fits_in_memory
-from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr, sample_noise
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, column_medians, missing_z_repr, sample_noise
 from marginboost.weak_learners.shared import shared
 
 __all__ = ["DecisionStump", "MixedStumpOracle", "Stump"]
@@ -140,6 +140,7 @@ class _StumpOracle(EdgeOracle):
     def __init__(self, X: np.ndarray, y: np.ndarray, missing_z: float = MISSING_Z):
         self._X, self._vals, self._order = presort(X)
         self._missing = has_missing(self._vals)
+        self._medians = column_medians(self._vals) if self._missing else None
         self._y = np.asarray(y, dtype=np.float64)
         self._z = missing_z
 
@@ -147,7 +148,7 @@ class _StumpOracle(EdgeOracle):
         w = np.asarray(d, dtype=np.float64) * self._y
         if self._missing:
             feature, threshold, sign, _, missing_left = _best_stump_missing(self._vals, self._order, w,
-                                                                            sample_noise(w, self._z))
+                                                                            sample_noise(w, self._z), self._medians)
         else:
             feature, threshold, sign, _ = _best_stump(self._vals, self._order, w)
             # no missing value: NaN goes to the side of more examples (the left on a tie)

@@ -85,7 +85,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
-from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, missing_z_repr, node_noise
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, column_medians, missing_z_repr, node_noise
 from marginboost.weak_learners.stumps import has_missing, presort
 
 __all__ = ["DecisionTree", "EdgeTree", "MixedTreeOracle", "exact_numeric_splits"]
@@ -307,6 +307,7 @@ class _TreeOracle(EdgeOracle):
     def __init__(self, X: np.ndarray, y: np.ndarray, max_depth: int, missing_z: float = MISSING_Z):
         self._X, self._vals, self._order = presort(X)
         self._missing = has_missing(self._vals)
+        self._medians = column_medians(self._vals) if self._missing else None
         self._y = np.asarray(y, dtype=np.float64)
         self._max_depth = max_depth
         self._z = missing_z
@@ -323,7 +324,7 @@ class _TreeOracle(EdgeOracle):
                 break
             noise = node_noise(w, grow.node_of, k_nodes, self._z) if self._missing else None
             feat, thr, score, missing_left = _best_splits(self._vals, self._order, w, grow.node_of, total, mass,
-                                                          k_nodes, self._missing, noise)
+                                                          k_nodes, self._missing, noise, self._medians)
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
             if not grow.split(feat, thr, keep, edge_gain(score, total), missing_left):
                 break
@@ -335,9 +336,10 @@ def exact_numeric_splits(X_num):
     """The exact learner's per-node search on the numeric columns ``X_num`` (:func:`.trees._best_splits`)."""
     _, vals, order = presort(X_num)
     missing = has_missing(vals)
+    medians = column_medians(vals) if missing else None
 
     def splits(w, node_of, total, mass, n_nodes, noise):
-        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing, noise)
+        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing, noise, medians)
     return splits
 
 
