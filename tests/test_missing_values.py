@@ -3,8 +3,9 @@
 Each split chooses the side the missing values go to. For the edge learners the criterion is the
 edge ``|sum_i d_i y_i h(x_i)|`` (a stump) or ``|S(L)| + |S(R)|`` (a tree node, S the sum of
 ``d_i y_i``), the side of the missing values chosen by it only where their sum M passes the z-test
-``M^2 > z^2 n_M Q / n`` (``.missing_side``; n_M the node's missing examples, n all of them, Q their
-sum of ``(d_i y_i)^2``), else the side of the column's (lower) median; for the least-squares learners
+``(M - n_M S / n)^2 > z^2 n_M Q / n`` (``.missing_side``; n_M the node's missing examples, n all of
+them, S and Q their sums of ``d_i y_i`` and ``(d_i y_i)^2``), else the side of the column's (lower)
+median; for the least-squares learners
 ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (S the sum of ``s_i r_i``, W of ``s_i``), the side by it always.
 The brute force below enumerates, per feature, every cut of the finite values (at each distinct
 value v: ``x <= v`` left) with the missing values on each side the rule allows, and the finite
@@ -58,15 +59,16 @@ DATA = Path(__file__).parent / "data"
 def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     """Left masks over ``rows`` of every split of one feature: each cut of the finite values
     (``x <= v`` left, v a distinct value) with the missing values left or right (with ``w`` and
-    ``z`` > 0: on the side of the column's lower median unless M^2 > z^2 n_M Q / n), and the finite
+    ``z`` > 0: on the side of the column's lower median unless (M - n_M S / n)^2 > z^2 n_M Q / n), and the finite
     values against the missing ones; both sides non-empty."""
     x = column[rows]
     nan = np.isnan(x)
     finite = x[~nan]
     by_edge = True
     if z > 0 and nan.any():
-        ws = w[rows]
-        by_edge = ws[nan].sum() ** 2 > z * z * nan.sum() * (ws @ ws) / rows.size
+        ws, n_missing = w[rows], nan.sum()
+        departure = ws[nan].sum() - n_missing * ws.sum() / rows.size
+        by_edge = departure**2 > z * z * n_missing * (ws @ ws) / rows.size
     every = np.sort(column[~np.isnan(column)])
     median = every[(every.size - 1) // 2] if every.size else np.nan  # the column's lower median
     for v in np.unique(finite):
@@ -260,14 +262,15 @@ def test_missing_values_go_to_the_side_of_larger_edge():
             assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d))
 
 
-@pytest.mark.parametrize("n_missing, side", [(6, False), (2, True)])
+@pytest.mark.parametrize("n_missing, side", [(10, False), (2, True)])
 def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_median(n_missing, side):
-    """Three negatives at 0, two positives at 1, and ``n_missing`` positives missing, d uniform:
-    M = n_M / m, and the z-test M^2 > 4 n_M Q / m (Q = 1 / m) passes for n_M > 4. Six missing
-    positives join the positives (the side of larger edge); two fail the test and join the side of
-    the median 0, the left, though the right has the larger edge."""
-    X = np.array([[0.0]] * 3 + [[1.0]] * 2 + [[np.nan]] * n_missing)
-    y = np.array([-1.0] * 3 + [1.0] * (2 + n_missing))
+    """Twenty negatives at 0, twenty positives at 1, and ``n_missing`` positives missing, d
+    uniform (1/m): the missing sum departs from its share of the total by D = 40 n_M / m^2, and the
+    z-test D^2 > 4 n_M Q / m (Q = 1 / m) passes for 400 n_M > m^2: ten missing positives join the
+    positives (the side of larger edge); two fail the test and join the side of the median 0, the
+    left, though the right has the larger edge."""
+    X = np.array([[0.0]] * 20 + [[1.0]] * 20 + [[np.nan]] * n_missing)
+    y = np.array([-1.0] * 20 + [1.0] * (20 + n_missing))
     d = np.full(y.shape[0], 1 / y.shape[0])
     for learner in (DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)):
         h, out = learner.prepare(X, y)(d)

@@ -9,7 +9,7 @@ import numpy as np
 from marginboost.core._buffers cimport (MB_BOOL, MB_C, MB_F64, MB_I32, MB_I64, MB_INT, MB_U64, MB_U8, mb_acquire,
                                         mb_release, mb_release_n)
 from marginboost.weak_learners._binning cimport limit_threads
-from marginboost.weak_learners._stumps cimport midpoint
+from marginboost.weak_learners._stumps cimport midpoint, missing_by_edge
 
 from marginboost.weak_learners.trees import node_stats
 
@@ -802,10 +802,11 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
         cn = counts + j * width
         nb = n_bins[j]
         miss = h[nb] if missing[j] else 0.0
-        by_edge = miss * miss > (cn[nb] if missing[j] else 0) * noise
         n_finite = 0
         for b in range(nb):
             n_finite += cn[b]
+        by_edge = missing_by_edge(miss, cn[nb] if missing[j] else 0, total, n_finite + (cn[nb] if missing[j] else 0),
+                                  noise)
         left = 0.0
         n_left = 0
         prev = -1
@@ -1005,11 +1006,12 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
             c = counts + (j * n_nodes + n) * width
             nb = n_bins[j]
             miss = h[nb] if missing[j] and c[nb] > 0 else 0.0
-            by_edge = miss * miss > (c[nb] if missing[j] else 0) * node_noise
-            by_median = not by_edge and median_bin != NULL and missing[j] and c[nb] > 0
             n_finite = 0
             for b in range(nb):
                 n_finite += c[b]
+            by_edge = missing_by_edge(miss, c[nb] if missing[j] else 0, total,
+                                      n_finite + (c[nb] if missing[j] else 0), node_noise)
+            by_median = not by_edge and median_bin != NULL and missing[j] and c[nb] > 0
             left = 0.0
             n_left = 0
             prev = -1

@@ -153,7 +153,7 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
             miss = 0.0
             for k in range(fin, m):
                 miss += w[<uint64_t>rank[k]]
-            by_edge = miss * miss > (m - fin) * noise
+            by_edge = missing_by_edge(miss, m - fin, total, m, noise)
             left = 0.0
             last = values[0]
             for k in range(fin):

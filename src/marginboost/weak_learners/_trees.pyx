@@ -6,7 +6,7 @@ from libc.math cimport fabs
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from marginboost.weak_learners._stumps cimport midpoint
+from marginboost.weak_learners._stumps cimport midpoint, missing_by_edge
 
 cdef extern from *:
     """
@@ -340,7 +340,7 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
         return
     for k in range(fin, hi):
         miss += w[<uint64_t>rank[k]] if rank != NULL else w[k]
-    by_edge = miss * miss > (hi - fin) * noise
+    by_edge = missing_by_edge(miss, hi - fin, total, hi - lo, noise)
     by_median = not by_edge and median != NULL and fin < hi
     left = w[<uint64_t>rank[lo]] if rank != NULL else w[lo]
     last = values[lo]

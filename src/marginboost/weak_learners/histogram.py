@@ -28,8 +28,10 @@ computed from the codes.
 Missing values (NaN) have a bin of their own (:mod:`.binning`: code ``n_bins[j]``, past the value
 bins, for a feature with NaN in training). Each split also chooses the side of the missing values
 as the exact learners do (:mod:`.stumps`, :mod:`.trees`): the larger of the cut's edges with the
-missing bin on either side; where the two tie (in particular for a feature without missing bin, or
-a node without missing example), the child with more examples (the left on a tie), scikit-learn's
+missing bin on either side where the bin's sum passes the z-test of ``missing_z``
+(:mod:`.missing_side`; the nodes' sums of ``w^2`` are then summed with their other sums), else the
+side of the bin of the feature's median; where the two tie (in particular for a feature without
+missing bin, or a node without missing example), the child with more examples (the left on a tie), scikit-learn's
 HistGradientBoosting rule for a feature never missing in training; one more cut puts the value
 bins against the missing bin. The hypotheses carry the side (``missing_left``), so their
 ``predict`` sends NaN there; the training codes are routed the same way (a split's
