@@ -46,8 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginboost.core.projections import slope_curvature_sums
-from marginboost.dask._selection import interval_sums
+from marginboost.dask._selection import interval_sums, kl_block
 from marginboost.dask.rows import PerBlock, RowVector
 
 __all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
@@ -276,23 +275,6 @@ def _pivots(lo: float, hi: float, samples: list, sizes: list) -> np.ndarray:
     return np.unique(np.concatenate([[lo], v[np.minimum(picks, v.shape[0] - 1)]]))
 
 
-def _kl_block(q, s, tau: float, scale: float, nu: float, eta: float, delta=None):
-    """A block of ``d`` (module docstring) and, with ``delta``, its line-search sums."""
-    cap = 1.0 / nu
-    if np.isinf(tau):
-        d = np.full(q.shape[0], cap) if s is None else s * cap
-    else:
-        free = q >= tau
-        d = np.empty(q.shape[0])
-        d[~free] = cap if s is None else s[~free] * cap
-        terms = scale * np.exp(-eta * (q[free] - tau))
-        d[free] = terms if s is None else s[free] * terms
-    if delta is None:
-        return d, None
-    caps = np.empty(0) if s is None else s * cap
-    return d, slope_curvature_sums(d, delta, cap, caps, s is not None)
-
-
 def _first(pair):
     return pair[0]
 
@@ -313,7 +295,7 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
     F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
     scale = F / found.S if found.S > 0.0 else 0.0
-    pairs = q.layout.submit(_kl_block, q, weights, found.tau, scale, nu, eta, delta)
+    pairs = q.layout.submit(kl_block, q, weights, found.tau, scale, nu, eta, delta)
     d = RowVector(q.layout, [q.layout.client.submit(_first, p, pure=False) for p in pairs])
     if F <= 0.0:
         value = found.sq / nu + math.log(m / nu) / eta
