@@ -59,8 +59,9 @@ DATA = Path(__file__).parent / "data"
 def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     """Left masks over ``rows`` of every split of one feature: each cut of the finite values
     (``x <= v`` left, v a distinct value) with the missing values left or right (with ``w`` and
-    ``z`` > 0: on the side of the column's lower median unless (M - n_M S / n)^2 > z^2 n_M Q / n), and the finite
-    values against the missing ones; both sides non-empty."""
+    ``z`` > 0: on the side of the column's lower median unless (M - n_M S / n)^2 > z^2 n_M Q / n), and
+    the finite values against the missing ones where that test passes or the median exceeds every
+    finite value (a cut of the median-imputed values); both sides non-empty."""
     x = column[rows]
     nan = np.isnan(x)
     finite = x[~nan]
@@ -76,7 +77,7 @@ def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
             left = (x <= v) | (nan & missing_left)
             if left.any() and not left.all():
                 yield left
-    if nan.any() and finite.size:
+    if nan.any() and finite.size and (by_edge or median > finite.max()):
         yield ~nan
 
 

@@ -829,7 +829,9 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
             left += h[b]
             n_left += cn[b]
             prev = b
-        if missing[j] and prev >= 0:
+        # the value bins against the missing bin: where M departs, or where the median's bin, past
+        # the last value bin, puts it there (a cut of the imputed data)
+        if missing[j] and prev >= 0 and (by_edge or (median_bin != NULL and median_bin[j] > prev)):
             er = total - 2.0 * left
             if fabs(er) > fabs(best_v):
                 best_v = er
@@ -1036,7 +1038,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                 left += h[b]
                 n_left += c[b]
                 prev = b
-            if missing[j] and c[nb] > 0 and prev >= 0:
+            if missing[j] and c[nb] > 0 and prev >= 0 and (by_edge or (by_median and median_bin[j] > prev)):
                 sr = fabs(left) + fabs(total - left)
                 if sr > best_score[n] + tol:
                     best_score[n] = sr

@@ -177,7 +177,9 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                         best_missing_left = to_left
                 left += w[<uint64_t>rank[k]]
                 last = v
-            if fin < m:
+            # the finite values against the missing ones: where M departs, or where the median's
+            # side, past the largest value, puts them there (a cut of the imputed data)
+            if fin < m and (by_edge or (med != NULL and med[j] > last)):
                 er = total - 2.0 * left
                 if fabs(er) > best_edge:
                     best_edge = fabs(er)

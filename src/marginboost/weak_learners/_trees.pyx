@@ -363,7 +363,9 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
                 best_missing_left[n] = to_left
         left += w[<uint64_t>rank[k]] if rank != NULL else w[k]
         last = v
-    if fin < hi:
+    # The finite examples against the missing ones: where M departs (.missing_side), or where the
+    # median's side, past the node's largest value, puts them there (a cut of the imputed data).
+    if fin < hi and (by_edge or (by_median and median[0] > last)):
         sr = fabs(left) + fabs(total - left)
         if sr > best + tol:
             best_score[n] = sr
