@@ -13,7 +13,7 @@ values against the missing ones; the learners' best must equal its best: the stu
 these, the trees' node by node (each node's split is its best over the examples that reach it, the
 greedy rule). The tiny samples have at most 4 distinct values per feature, so the histogram
 learners' bins are the distinct values and they too are exact. Each edge test runs at z = 0 (the
-side of larger edge, LightGBM's and HistGradientBoosting's rule) and at the default z = 2, with
+side of larger edge, LightGBM's and HistGradientBoosting's rule) and at the default z = 3, with
 weights far from uniform so that both branches of the test occur.
 """
 from __future__ import annotations
@@ -263,15 +263,16 @@ def test_missing_values_go_to_the_side_of_larger_edge():
             assert d @ (y * out) == pytest.approx(best_stump_edge(X, y, d))
 
 
-@pytest.mark.parametrize("n_missing, side", [(10, False), (2, True)])
+@pytest.mark.parametrize("n_missing, side", [(20, False), (2, True)])
 def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_median(n_missing, side):
-    """Twenty negatives at 0, twenty positives at 1, and ``n_missing`` positives missing, d
-    uniform (1/m): the missing sum departs from its share of the total by D = 40 n_M / m^2, and the
-    z-test D^2 > 4 n_M Q / m (Q = 1 / m) passes for 400 n_M > m^2: ten missing positives join the
-    positives (the side of larger edge); two fail the test and join the side of the median 0, the
-    left, though the right has the larger edge."""
-    X = np.array([[0.0]] * 20 + [[1.0]] * 20 + [[np.nan]] * n_missing)
-    y = np.array([-1.0] * 20 + [1.0] * (20 + n_missing))
+    """A hundred negatives at 0, a hundred positives at 1, and ``n_missing`` positives missing, d
+    uniform (1/m): the missing sum departs from its share of the total by D = 200 n_M / m^2, and the
+    z-test D^2 > z^2 n_M Q / m (Q = 1 / m, z = 3) passes for 40000 n_M > 9 m^2: twenty missing
+    positives join the positives (the side of larger edge); two fail the test and join the side of
+    the median 0, the left, though the right has the larger edge."""
+    assert MISSING_Z == 3.0
+    X = np.array([[0.0]] * 100 + [[1.0]] * 100 + [[np.nan]] * n_missing)
+    y = np.array([-1.0] * 100 + [1.0] * (100 + n_missing))
     d = np.full(y.shape[0], 1 / y.shape[0])
     for learner in (DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)):
         h, out = learner.prepare(X, y)(d)
@@ -540,3 +541,31 @@ def test_format_4_files_load_and_send_nan_right():
         X_nan[:, 0] = np.nan
         X_big[:, 0] = 1e300
         np.testing.assert_array_equal(est.predict(X_nan), est.predict(X_big))
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.inf, np.nan, "2", True])
+@pytest.mark.parametrize("learner", [DecisionStump, HistogramStump, lambda missing_z: EdgeTree(2, missing_z),
+                                     lambda missing_z: HistogramTree(2, missing_z=missing_z)],
+                         ids=["DecisionStump", "HistogramStump", "EdgeTree", "HistogramTree"])
+def test_a_bad_missing_z_is_refused_naming_it(learner, bad):
+    X, y = np.array([[0.0], [1.0], [np.nan]]), np.array([-1.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="missing_z must be a real number >= 0"):
+        learner(missing_z=bad).prepare(X, y)
+
+
+def test_the_median_bins_hold_the_column_medians():
+    """The histogram learners' median (:func:`median_bins`) is the exact learners' (:func:`column_medians`)."""
+    from marginboost.weak_learners.missing_side import column_medians, median_bins
+    from marginboost.weak_learners.stumps import presort
+
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(301, 6)), 1)
+    X[rng.random(X.shape) < 0.3] = np.nan
+    X[:, 5] = np.nan
+    X[:4, 5] = [3.0, 1.0, 2.0, 2.0]  # an even count: the lower median, 2
+    medians = column_medians(presort(X)[1])
+    bins = bin_features(X, 255).bins
+    codes = median_bins(bins)
+    for j in range(X.shape[1]):
+        assert bins.lower[j, codes[j]] <= medians[j] <= bins.upper[j, codes[j]]
+    assert medians[5] == 2.0

@@ -785,11 +785,12 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
                                  double noise, const int64_t* median_bin) noexcept nogil:
     """:func:`_stump_sweep` with missing bins (the exact stump's ``_best_stump_missing`` on bins): a
     cut between value bins has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)``
-    (left; M the missing bin's sum, n_M its count) and takes the larger in absolute value where
-    ``M^2 > n_M noise``; on a tie (e.g. no missing bin) the side of more examples (the left on a
-    tie), and where M fails that test the side of the median's bin ``median_bin[j]`` (NULL: of more
-    examples); then the cut of the value bins against the missing bin, missing
-    right (c: the missing bin, whose ``lower`` +inf makes the raw threshold the largest value)."""
+    (left; M the missing bin's sum, n_M its count) and takes the larger in absolute value where M
+    passes the test of ``noise`` (``missing_by_edge``); on a tie (e.g. no missing bin) the side of
+    more examples (the left on a tie), and where M fails the test the side of the median's bin
+    ``median_bin[j]`` (NULL: of more examples); then, where M passes the test or the median's bin is
+    past the last value bin, the cut of the value bins against the missing bin, missing right (c:
+    the missing bin, whose ``lower`` +inf makes the raw threshold the largest value)."""
     cdef _Stump best
     cdef double left, er, el, e, miss, best_v = total
     cdef int64_t prev, b, nb, best_feature = 0, best_a = -1, best_c = -1, n_left, n_finite
@@ -989,10 +990,11 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
     ``|L + M| + |S - L - M|`` (left; M the node's missing bin, n_M its count), the missing values
     going to that side, and to the side of more of the node's examples (the left on a tie) when the
     two are within the tolerance (e.g. the node has no missing example: then M is taken as 0, as a
-    subtracted bin of no example may hold a rounding residue); where ``M^2 <= n_M noise[n]`` (NULL
-    noise: 0) and the node has missing examples, to the side of the median's bin ``median_bin[j]``
-    (NULL: of more examples), the score then that side's; then the cut of the value bins against
-    the missing bin, missing right."""
+    subtracted bin of no example may hold a rounding residue); where M fails the test of
+    ``noise[n]`` (``missing_by_edge``; NULL noise: 0) and the node has missing examples, to the side
+    of the median's bin ``median_bin[j]`` (NULL: of more examples), the score then that side's;
+    then, where M passes the test or the median's bin lies past the node's last value bin, the cut
+    of the value bins against the missing bin, missing right."""
     cdef Py_ssize_t n, j
     cdef int64_t b, prev, nb, n_left, n_finite
     cdef double left, total, tol, miss, sr, sl, score, node_noise

@@ -119,12 +119,13 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
     (feature, threshold, sign, edge, missing_left). One feature at a time; with ``M`` the sum of
     ``w`` over the ``n_M`` examples missing feature j, a cut between two finite values with left sum
     ``L`` has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)`` (left), and takes
-    the one of larger absolute value where ``M^2 > n_M noise`` (:mod:`.missing_side`; noise 0: always,
-    ties aside); on a tie the missing values go to the side of more finite examples (the left on a
-    tie), and where ``M`` fails that test to the side of ``medians[j]`` (None: of more finite
-    examples). Then the cut of the finite values against the missing ones
-    (threshold: the largest finite value), missing right. The tie rules between cuts are
-    :func:`_best_stump`'s, the direction's as above."""
+    the one of larger absolute value where ``M`` passes the test of ``noise`` (``missing_by_edge``,
+    :mod:`.missing_side`; noise 0: always, ties aside); on a tie the missing values go to the side
+    of more finite examples (the left on a tie), and where ``M`` fails the test to the side of
+    ``medians[j]`` (None: of more finite examples). Then, where M passes the test or the median
+    exceeds every finite value, the cut of the finite values against the missing ones (threshold:
+    the largest finite value), missing right. The tie rules between cuts are :func:`_best_stump`'s,
+    the direction's as above."""
     cdef Py_ssize_t p = vals.shape[0], m = vals.shape[1]
     cdef Py_ssize_t i, j, k, fin
     cdef double total = 0.0, best_edge, best_threshold = -INFINITY, best_sign, left, last, v, miss, er, el, e, a

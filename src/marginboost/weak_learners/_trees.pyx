@@ -321,13 +321,14 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
 
         score_right = |L| + |S - L|,    score_left = |L + M| + |S - L - M|,
 
-    and, where ``M^2 > (hi - fin) noise`` (:mod:`.missing_side`), the cut's score is the larger and
-    the missing examples go to that side, and when the two are within the tolerance of each other
-    to the side of more finite examples (the left on a tie; trees.py); where ``M`` fails that test
-    (in particular when M = 0), to the side of the feature's median ``*median`` (NULL, or no
-    missing example here: of more finite examples), the score that side's. One more cut: the finite examples against the missing ones (threshold: the
-    largest finite value, ``midpoint(last, NaN)``), missing right. Without missing examples every
-    score and choice is :func:`_sweep`'s."""
+    and, where M passes the test of ``noise`` (``missing_by_edge``, :mod:`.missing_side`), the cut's
+    score is the larger and the missing examples go to that side, and when the two are within the
+    tolerance of each other to the side of more finite examples (the left on a tie; trees.py);
+    where ``M`` fails the test, to the side of the feature's median ``*median`` (NULL, or no missing
+    example here: of more finite examples), the score that side's. One more cut, where M passes the
+    test or the median lies past the node's largest value: the finite examples against the missing
+    ones (threshold: the largest finite value, ``midpoint(last, NaN)``), missing right. Without
+    missing examples every score and choice is :func:`_sweep`'s."""
     cdef double total = node_total[n], tol = MB_TREES_SPLIT_TOL * node_mass[n], best = best_score[n]
     cdef double miss = 0.0, left, last, v, sr, sl, score
     cdef Py_ssize_t fin = hi, k

@@ -31,9 +31,10 @@ as the exact learners do (:mod:`.stumps`, :mod:`.trees`): the larger of the cut'
 missing bin on either side where the bin's sum passes the z-test of ``missing_z``
 (:mod:`.missing_side`; the nodes' sums of ``w^2`` are then summed with their other sums), else the
 side of the bin of the feature's median; where the two tie (in particular for a feature without
-missing bin, or a node without missing example), the child with more examples (the left on a tie), scikit-learn's
-HistGradientBoosting rule for a feature never missing in training; one more cut puts the value
-bins against the missing bin. The hypotheses carry the side (``missing_left``), so their
+missing bin, or a node without missing example), the child with more examples (the left on a
+tie), scikit-learn's HistGradientBoosting rule for a feature never missing in training; one more
+cut puts the value bins against the missing bin (where the test passes, or the median's side puts
+them there). The hypotheses carry the side (``missing_left``), so their
 ``predict`` sends NaN there; the training codes are routed the same way (a split's
 ``missing_code``: the missing bin where it goes left). Without missing bins (X without NaN) the
 sweeps and routing passes are those of before, with the side decided after the sweep.

@@ -23,8 +23,9 @@ Missing values (NaN) sort after every number. A stump also says where they go (`
 with ``M`` the sum of ``w`` over the examples missing the feature, a cut has the edges
 ``|T - 2 L|`` (missing values right, with ``x > t``) and ``|T - 2 (L + M)|`` (left) and takes the
 larger, as LightGBM and scikit-learn's HistGradientBoosting choose by gain; one more cut puts the
-finite values against the missing ones; where ``M`` fails the z-test of ``missing_z``
-(:mod:`.missing_side`), NaN goes to the side of the feature's median instead. When the two edges
+finite values against the missing ones. Where ``M`` fails the z-test of ``missing_z``
+(:mod:`.missing_side`), NaN goes to the side of the feature's median instead, and the cut against
+the missing ones is made only where the median exceeds every finite value. When the two edges
 are equal, and when no training example misses the feature (as on data without NaN), NaN goes to
 the side of more training examples (the left on a tie): scikit-learn's rule for a feature never
 missing in training.

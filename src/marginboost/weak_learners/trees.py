@@ -26,7 +26,7 @@ examples ``L | S - L`` scores ``max(|L| + |S - L|, |L + M| + |S - L - M|)``, the
 going to the side of the larger term (as LightGBM and scikit-learn's HistGradientBoosting choose
 by gain) where ``M`` passes the z-test of ``missing_z`` (:mod:`.missing_side`), else to the side of
 the feature's median, the score that side's; one more cut puts the finite examples against the
-missing ones. Where the two terms are within the tolerance below, and where no example of the
+missing ones (where ``M`` passes the test, or the median's side puts them there). Where the two terms are within the tolerance below, and where no example of the
 node misses the feature (as on data without NaN), the missing values go to the child with more
 training examples (more of the node's finite examples; the left on a tie): scikit-learn's rule
 for a feature never missing in training. Predictions send NaN the same way (``missing_left`` per
