@@ -4,8 +4,8 @@ Each split chooses the side the missing values go to. For the edge learners the 
 edge ``|sum_i d_i y_i h(x_i)|`` (a stump) or ``|S(L)| + |S(R)|`` (a tree node, S the sum of
 ``d_i y_i``), the side of the missing values chosen by it only where their sum M passes the z-test
 ``(M - n_M S / n)^2 > z^2 n_M Q / n`` (``.missing_side``; n_M the node's missing examples, n all of
-them, S and Q their sums of ``d_i y_i`` and ``(d_i y_i)^2``), else the side of the column's (lower)
-median; for the least-squares learners
+them, S and Q their sums of ``d_i y_i`` and ``(d_i y_i)^2``), else the side where the cut sends the
+column's mean; for the least-squares learners
 ``S(L)^2 / W(L) + S(R)^2 / W(R)`` (S the sum of ``s_i r_i``, W of ``s_i``), the side by it always.
 The brute force below enumerates, per feature, every cut of the finite values (at each distinct
 value v: ``x <= v`` left) with the missing values on each side the rule allows, and the finite
@@ -48,6 +48,7 @@ from marginboost.weak_learners import (
 )
 from marginboost.weak_learners.ensemble_outputs import output_matrix
 from marginboost.weak_learners.missing_side import MISSING_Z
+from marginboost.weak_learners.stumps import midpoint
 from marginboost.weak_learners.regression import RegressionStump
 
 DATA = Path(__file__).parent / "data"
@@ -59,9 +60,9 @@ DATA = Path(__file__).parent / "data"
 def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     """Left masks over ``rows`` of every split of one feature: each cut of the finite values
     (``x <= v`` left, v a distinct value) with the missing values left or right (with ``w`` and
-    ``z`` > 0: on the side of the column's lower median unless (M - n_M S / n)^2 > z^2 n_M Q / n), and
-    the finite values against the missing ones where that test passes or the median exceeds every
-    finite value (a cut of the median-imputed values); both sides non-empty."""
+    ``z`` > 0: on the side where the cut sends the column's mean unless (M - n_M S / n)^2 > z^2 n_M Q /
+    n), and the finite values against the missing ones where that test passes or the mean exceeds
+    every finite value (a cut of the mean-imputed values); both sides non-empty."""
     x = column[rows]
     nan = np.isnan(x)
     finite = x[~nan]
@@ -70,14 +71,15 @@ def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
         ws, n_missing = w[rows], nan.sum()
         departure = ws[nan].sum() - n_missing * ws.sum() / rows.size
         by_edge = departure**2 > z * z * n_missing * (ws @ ws) / rows.size
-    every = np.sort(column[~np.isnan(column)])
-    median = every[(every.size - 1) // 2] if every.size else np.nan  # the column's lower median
-    for v in np.unique(finite):
-        for missing_left in (False, True) if by_edge else (bool(median <= v),):
+    mean = np.nanmean(column) if (~np.isnan(column)).any() else np.nan  # mean imputation's value
+    values = np.unique(finite)
+    for v, after in zip(values, list(values[1:]) + [None]):
+        threshold = v if after is None else midpoint(v, after)  # the cut's, as the learners set it
+        for missing_left in (False, True) if by_edge else (bool(mean <= threshold),):
             left = (x <= v) | (nan & missing_left)
             if left.any() and not left.all():
                 yield left
-    if nan.any() and finite.size and (by_edge or median > finite.max()):
+    if nan.any() and finite.size and (by_edge or mean > finite.max()):
         yield ~nan
 
 
@@ -264,12 +266,12 @@ def test_missing_values_go_to_the_side_of_larger_edge():
 
 
 @pytest.mark.parametrize("n_missing, side", [(20, False), (2, True)])
-def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_median(n_missing, side):
+def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_mean(n_missing, side):
     """A hundred negatives at 0, a hundred positives at 1, and ``n_missing`` positives missing, d
     uniform (1/m): the missing sum departs from its share of the total by D = 200 n_M / m^2, and the
     z-test D^2 > z^2 n_M Q / m (Q = 1 / m, z = 3) passes for 40000 n_M > 9 m^2: twenty missing
     positives join the positives (the side of larger edge); two fail the test and join the side of
-    the median 0, the left, though the right has the larger edge."""
+    the mean 0.5 (the cut's threshold), the left, though the right has the larger edge."""
     assert MISSING_Z == 3.0
     X = np.array([[0.0]] * 100 + [[1.0]] * 100 + [[np.nan]] * n_missing)
     y = np.array([-1.0] * 100 + [1.0] * (100 + n_missing))
@@ -553,19 +555,24 @@ def test_a_bad_missing_z_is_refused_naming_it(learner, bad):
         learner(missing_z=bad).prepare(X, y)
 
 
-def test_the_median_bins_hold_the_column_medians():
-    """The histogram learners' median (:func:`median_bins`) is the exact learners' (:func:`column_medians`)."""
-    from marginboost.weak_learners.missing_side import column_medians, median_bins
+def test_the_bins_give_the_column_means_where_each_bin_holds_one_value():
+    """The histogram learners' mean (:func:`bin_means`, from the bins) is the exact learners'
+    (:func:`column_means`) where no feature has more distinct values than bins, and within a bin's
+    width elsewhere."""
+    from marginboost.weak_learners.missing_side import bin_means, column_means
     from marginboost.weak_learners.stumps import presort
 
     rng = np.random.default_rng(5)
-    X = np.round(rng.normal(size=(301, 6)), 1)
+    X = np.column_stack([np.round(rng.normal(size=(1001, 5)), 1), rng.normal(size=1001), np.full(1001, np.nan)])
     X[rng.random(X.shape) < 0.3] = np.nan
-    X[:, 5] = np.nan
-    X[:4, 5] = [3.0, 1.0, 2.0, 2.0]  # an even count: the lower median, 2
-    medians = column_medians(presort(X)[1])
-    bins = bin_features(X, 255).bins
-    codes = median_bins(bins)
-    for j in range(X.shape[1]):
-        assert bins.lower[j, codes[j]] <= medians[j] <= bins.upper[j, codes[j]]
-    assert medians[5] == 2.0
+    means = column_means(presort(X)[1])
+    np.testing.assert_allclose(means[:6], np.nanmean(X[:, :6], axis=0), rtol=1e-13)
+    assert np.isnan(means[6])
+    binned = bin_features(X, 255).bins
+    approximate = bin_means(binned)
+    np.testing.assert_allclose(approximate[:5], means[:5], rtol=1e-12)
+    used = binned.counts[5, : binned.n_bins[5]] > 0
+    assert np.count_nonzero(binned.counts[5, : binned.n_bins[5]] > 1) > 0  # bins of several values here
+    widest = np.max(binned.upper[5, : binned.n_bins[5]][used] - binned.lower[5, : binned.n_bins[5]][used])
+    assert 0 < abs(approximate[5] - means[5]) <= widest
+    assert np.isnan(approximate[6])

@@ -683,16 +683,22 @@ def _root_sums(w):
 # ------------------------------------------------------------------ sweeps (on the summed histograms)
 
 
-def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noise=0.0, median_bin=None):
+def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noise=0.0, means=None, upper=None,
+                    lower=None):
     """(feature, last bin left a, first bin right c, sign, edge, missing_left); a = -1 for a
     constant. ``hist`` (p, W) float64, ``counts`` (p, W) int32 or int64, ``n_bins`` (p,) int64.
     ``missing`` (p,) uint8 (None: none): the features with a missing bin (code ``n_bins[j]``); the
     sweep then also chooses the side of the missing values (:func:`_stump_sweep_missing`; by edge
     where their sum passes the test of ``noise``, :mod:`.missing_side`, else the side of the bin
-    ``median_bin[j]`` (p,) int64 of the feature's median; None: of more examples). Without, they
+    side where the cut, at the raw threshold ``midpoint(upper[j, a], lower[j, c])``, sends the
+    feature's mean ``means[j]``, (p,) float64 with ``upper``, ``lower`` (p, W); None: of more
+    examples). Without, they
     go to the side with more examples (the left on a tie)."""
-    cdef Py_buffer v[5]
-    cdef const int64_t* mb = NULL
+    cdef Py_buffer v[7]
+    cdef const double* mb = NULL
+    cdef const double* up = NULL
+    cdef const double* lo = NULL
+    cdef Py_ssize_t bw = 0
     cdef int nb = 0
     cdef _Stump best
     try:
@@ -704,19 +710,26 @@ def _best_bin_stump(hist, counts, n_bins, double total, missing=None, double noi
         if missing is not None:
             mb_acquire(&v[3], missing, MB_U8, 1, False, MB_C, b"missing"); nb += 1
             _check(v[3].shape[0] == v[0].shape[0], "missing (p,)")
-            if median_bin is not None:
-                mb_acquire(&v[4], median_bin, MB_I64, 1, False, MB_C, b"median_bin"); nb += 1
-                _check(v[4].shape[0] == v[0].shape[0], "median_bin (p,)")
-                mb = <const int64_t*>v[4].buf
+            if means is not None:
+                mb_acquire(&v[4], means, MB_F64, 1, False, MB_C, b"means"); nb += 1
+                mb_acquire(&v[5], upper, MB_F64, 2, False, MB_C, b"upper"); nb += 1
+                mb_acquire(&v[6], lower, MB_F64, 2, False, MB_C, b"lower"); nb += 1
+                _check(v[4].shape[0] == v[0].shape[0] and v[5].shape[0] == v[0].shape[0]
+                       and v[6].shape[0] == v[0].shape[0] and v[5].shape[1] == v[6].shape[1],
+                       "means (p,), upper, lower (p, W)")
+                mb = <const double*>v[4].buf
+                up = <const double*>v[5].buf
+                lo = <const double*>v[6].buf
+                bw = v[5].shape[1]
         with nogil:
             if nb >= 4 and v[1].itemsize == 4:
                 best = _stump_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf,
                                             <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
-                                            v[0].shape[1], total, noise, mb)
+                                            v[0].shape[1], total, noise, mb, up, lo, bw)
             elif nb >= 4:
                 best = _stump_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf,
                                             <const int64_t*>v[2].buf, <const uint8_t*>v[3].buf, v[0].shape[0],
-                                            v[0].shape[1], total, noise, mb)
+                                            v[0].shape[1], total, noise, mb, up, lo, bw)
             elif v[1].itemsize == 4:
                 best = _stump_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                                     v[0].shape[0], v[0].shape[1], total)
@@ -782,14 +795,15 @@ cdef _Stump _stump_sweep(const double* hist, const count_t* counts, const int64_
 
 cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
                                  const uint8_t* missing, Py_ssize_t p, Py_ssize_t width, double total,
-                                 double noise, const int64_t* median_bin) noexcept nogil:
+                                 double noise, const double* means, const double* upper, const double* lower,
+                                 Py_ssize_t bw) noexcept nogil:
     """:func:`_stump_sweep` with missing bins (the exact stump's ``_best_stump_missing`` on bins): a
     cut between value bins has the edges ``T - 2 L`` (missing values right) and ``T - 2 (L + M)``
     (left; M the missing bin's sum, n_M its count) and takes the larger in absolute value where M
     passes the test of ``noise`` (``missing_by_edge``); on a tie (e.g. no missing bin) the side of
-    more examples (the left on a tie), and where M fails the test the side of the median's bin
-    ``median_bin[j]`` (NULL: of more examples); then, where M passes the test or the median's bin is
-    past the last value bin, the cut of the value bins against the missing bin, missing right (c:
+    more examples (the left on a tie), and where M fails the test the side where the cut's raw
+    threshold sends the mean ``means[j]`` (NULL: of more examples); then, where M passes the test or
+    the mean is past the last value bin, the cut of the value bins against the missing bin, missing right (c:
     the missing bin, whose ``lower`` +inf makes the raw threshold the largest value)."""
     cdef _Stump best
     cdef double left, er, el, e, miss, best_v = total
@@ -819,8 +833,8 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
                 el = total - 2.0 * (left + miss)
                 if by_edge:
                     to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * n_left >= n_finite)
-                elif median_bin != NULL and missing[j]:
-                    to_left = median_bin[j] <= prev
+                elif means != NULL and missing[j]:
+                    to_left = means[j] <= midpoint(upper[j * bw + prev], lower[j * bw + b])
                 else:
                     to_left = 2 * n_left >= n_finite
                 e = el if to_left else er
@@ -830,9 +844,9 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
             left += h[b]
             n_left += cn[b]
             prev = b
-        # the value bins against the missing bin: where M departs, or where the median's bin, past
-        # the last value bin, puts it there (a cut of the imputed data)
-        if missing[j] and prev >= 0 and (by_edge or (median_bin != NULL and median_bin[j] > prev)):
+        # the value bins against the missing bin: where M departs, or where the mean, past the last
+        # value bin, puts it there (a cut of the mean-imputed data)
+        if missing[j] and prev >= 0 and (by_edge or (means != NULL and means[j] > upper[j * bw + prev])):
             er = total - 2.0 * left
             if fabs(er) > fabs(best_v):
                 best_v = er
@@ -845,18 +859,18 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
 
 
 def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, missing=None, noise=None,
-                     median_bin=None):
+                     means=None):
     """Per node: best (feature, a, c, |L| + |R|), its raw threshold ``midpoint(upper[f, a],
     lower[f, c])`` (:func:`_raw_threshold`, here where a call of it per node from Python cost about
     1.5 us) and whether the missing values go left (uint8); feature -1 (threshold 0) where the node
     has no cut. ``hist`` (p, nodes, W) float64, ``counts`` the same shape, int32 or int64; ``upper``,
     ``lower``: (p, W) float64. ``missing``: as :func:`_best_bin_stump`'s (the sweep then is
     :func:`_splits_sweep_missing`, by edge where their sum passes the test of ``noise[n]``,
-    (nodes,) float64, :mod:`.missing_side`; None: noise 0, else the side of the median's bin
-    ``median_bin[j]``, (p,) int64); without, the missing values go to the side with more of the
+    (nodes,) float64, :mod:`.missing_side`; None: noise 0, else the side where the cut's raw
+    threshold sends the mean ``means[j]``, (p,) float64); without, the missing values go to the side with more of the
     node's examples (the left on a tie)."""
     cdef Py_buffer v[16]
-    cdef const int64_t* mbin = NULL
+    cdef const double* mbin = NULL
     cdef int nb = 0
     cdef bint with_missing = missing is not None
     cdef Py_ssize_t p, n_nodes, width, bw, n
@@ -898,10 +912,10 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
                 mb_acquire(&v[14], noise, MB_F64, 1, False, MB_C, b"noise"); nb += 1
                 _check(v[14].shape[0] == n_nodes, "noise (nodes,)")
                 nz = <const double*>v[14].buf
-                if median_bin is not None:
-                    mb_acquire(&v[15], median_bin, MB_I64, 1, False, MB_C, b"median_bin"); nb += 1
-                    _check(v[15].shape[0] == p, "median_bin (p,)")
-                    mbin = <const int64_t*>v[15].buf
+                if means is not None:
+                    mb_acquire(&v[15], means, MB_F64, 1, False, MB_C, b"means"); nb += 1
+                    _check(v[15].shape[0] == p, "means (p,)")
+                    mbin = <const double*>v[15].buf
         bf, ba, bc = <int64_t*>v[7].buf, <int64_t*>v[8].buf, <int64_t*>v[9].buf
         bs, th, ml = <double*>v[10].buf, <double*>v[11].buf, <uint8_t*>v[12].buf
         up, lo = <const double*>v[5].buf, <const double*>v[6].buf
@@ -915,12 +929,12 @@ def _best_bin_splits(hist, counts, n_bins, node_total, node_mass, upper, lower, 
                 ml[n] = 0
             if with_missing and v[1].itemsize == 4:
                 _splits_sweep_missing(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
-                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, mbin, p, n_nodes,
-                                      width, bf, ba, bc, bs, ml)
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, mbin, up, lo, bw, p,
+                                      n_nodes, width, bf, ba, bc, bs, ml)
             elif with_missing:
                 _splits_sweep_missing(<const double*>v[0].buf, <const int64_t*>v[1].buf, <const int64_t*>v[2].buf,
-                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, mbin, p, n_nodes,
-                                      width, bf, ba, bc, bs, ml)
+                                      mp, <const double*>v[3].buf, <const double*>v[4].buf, nz, mbin, up, lo, bw, p,
+                                      n_nodes, width, bf, ba, bc, bs, ml)
             elif v[1].itemsize == 4:
                 _splits_sweep(<const double*>v[0].buf, <const int32_t*>v[1].buf, <const int64_t*>v[2].buf,
                               <const double*>v[3].buf, <const double*>v[4].buf, p, n_nodes, width, bf, ba, bc, bs)
@@ -981,7 +995,8 @@ cdef void _splits_sweep(const double* hist, const count_t* counts, const int64_t
 
 cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const int64_t* n_bins,
                                 const uint8_t* missing, const double* node_total, const double* node_mass,
-                                const double* noise, const int64_t* median_bin, Py_ssize_t p, Py_ssize_t n_nodes,
+                                const double* noise, const double* means, const double* upper, const double* lower,
+                                Py_ssize_t bw, Py_ssize_t p, Py_ssize_t n_nodes,
                                 Py_ssize_t width,
                                 int64_t* best_feature, int64_t* best_a, int64_t* best_c, double* best_score,
                                 uint8_t* best_missing_left) noexcept nogil:
@@ -992,13 +1007,13 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
     two are within the tolerance (e.g. the node has no missing example: then M is taken as 0, as a
     subtracted bin of no example may hold a rounding residue); where M fails the test of
     ``noise[n]`` (``missing_by_edge``; NULL noise: 0) and the node has missing examples, to the side
-    of the median's bin ``median_bin[j]`` (NULL: of more examples), the score then that side's;
-    then, where M passes the test or the median's bin lies past the node's last value bin, the cut
+    where the cut's raw threshold sends the mean ``means[j]`` (NULL: of more examples), the score
+    then that side's; then, where M passes the test or the mean lies past the node's last value bin, the cut
     of the value bins against the missing bin, missing right."""
     cdef Py_ssize_t n, j
     cdef int64_t b, prev, nb, n_left, n_finite
     cdef double left, total, tol, miss, sr, sl, score, node_noise
-    cdef bint to_left, by_edge, by_median
+    cdef bint to_left, by_edge, by_mean
     cdef const double* h
     cdef const count_t* c
     for n in range(n_nodes):
@@ -1015,7 +1030,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                 n_finite += c[b]
             by_edge = missing_by_edge(miss, c[nb] if missing[j] else 0, total,
                                       n_finite + (c[nb] if missing[j] else 0), node_noise)
-            by_median = not by_edge and median_bin != NULL and missing[j] and c[nb] > 0
+            by_mean = not by_edge and means != NULL and missing[j] and c[nb] > 0
             left = 0.0
             n_left = 0
             prev = -1
@@ -1029,7 +1044,10 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                         to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
                         score = sl if sl > sr else sr
                     else:
-                        to_left = median_bin[j] <= prev if by_median else 2 * n_left >= n_finite
+                        if by_mean:
+                            to_left = means[j] <= midpoint(upper[j * bw + prev], lower[j * bw + b])
+                        else:
+                            to_left = 2 * n_left >= n_finite
                         score = sl if to_left else sr
                     if score > best_score[n] + tol:
                         best_score[n] = score
@@ -1040,7 +1058,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                 left += h[b]
                 n_left += c[b]
                 prev = b
-            if missing[j] and c[nb] > 0 and prev >= 0 and (by_edge or (by_median and median_bin[j] > prev)):
+            if missing[j] and c[nb] > 0 and prev >= 0 and (by_edge or (by_mean and means[j] > upper[j * bw + prev])):
                 sr = fabs(left) + fabs(total - left)
                 if sr > best_score[n] + tol:
                     best_score[n] = sr

@@ -114,7 +114,7 @@ def _best_stump(const double[:, ::1] vals, const int64_t[:, ::1] order, const do
 
 
 def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w,
-                        double noise=0.0, const double[::1] medians=None):
+                        double noise=0.0, const double[::1] means=None):
     """:func:`_best_stump` on X with missing values (NaN, sorted last in each row of ``vals``):
     (feature, threshold, sign, edge, missing_left). One feature at a time; with ``M`` the sum of
     ``w`` over the ``n_M`` examples missing feature j, a cut between two finite values with left sum
@@ -122,7 +122,7 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
     the one of larger absolute value where ``M`` passes the test of ``noise`` (``missing_by_edge``,
     :mod:`.missing_side`; noise 0: always, ties aside); on a tie the missing values go to the side
     of more finite examples (the left on a tie), and where ``M`` fails the test to the side of
-    ``medians[j]`` (None: of more finite examples). Then, where M passes the test or the median
+    where the cut sends ``means[j]`` (None: of more finite examples). Then, where M passes the test or the mean
     exceeds every finite value, the cut of the finite values against the missing ones (threshold:
     the largest finite value), missing right. The tie rules between cuts are :func:`_best_stump`'s,
     the direction's as above."""
@@ -134,10 +134,10 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
     cdef const double* values
     cdef const int64_t* rank
     cdef const double* med = NULL
-    if w.shape[0] < m or order.shape[0] != p or order.shape[1] != m or (medians is not None and medians.shape[0] != p):
-        raise ValueError("_best_stump_missing: the shapes of vals, order, w and medians disagree")
-    if medians is not None:
-        med = &medians[0]
+    if w.shape[0] < m or order.shape[0] != p or order.shape[1] != m or (means is not None and means.shape[0] != p):
+        raise ValueError("_best_stump_missing: the shapes of vals, order, w and means disagree")
+    if means is not None:
+        med = &means[0]
     with nogil:
         for i in range(m):
             total += w[i]
@@ -165,7 +165,7 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                     if by_edge:
                         to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * k >= fin)
                     elif med != NULL and fin < m:
-                        to_left = med[j] <= last
+                        to_left = med[j] <= midpoint(last, v)
                     else:
                         to_left = 2 * k >= fin
                     e = el if to_left else er
@@ -178,8 +178,8 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                         best_missing_left = to_left
                 left += w[<uint64_t>rank[k]]
                 last = v
-            # the finite values against the missing ones: where M departs, or where the median's
-            # side, past the largest value, puts them there (a cut of the imputed data)
+            # the finite values against the missing ones: where M departs, or where the mean, past
+            # the largest value, puts them there (a cut of the mean-imputed data)
             if fin < m and (by_edge or (med != NULL and med[j] > last)):
                 er = total - 2.0 * left
                 if fabs(er) > best_edge:

@@ -314,7 +314,7 @@ def _sweep_node(const double[::1] values, const int64_t[::1] rank, const double[
 
 cdef inline void _sweep_missing(const double* values, const int64_t* rank, const double* w, Py_ssize_t lo,
                                 Py_ssize_t hi, int64_t j, Py_ssize_t n, const double* node_total,
-                                const double* node_mass, double noise, const double* median, int64_t* best_feature,
+                                const double* node_mass, double noise, const double* mean, int64_t* best_feature,
                                 double* best_threshold, double* best_score, uint8_t* best_missing_left) noexcept nogil:
     """_sweep for a sample with missing values: the node's examples missing feature j (NaN, sorted
     last: ``values[fin:hi]``, their sum M) join either side of each cut between two finite values,
@@ -324,15 +324,15 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
     and, where M passes the test of ``noise`` (``missing_by_edge``, :mod:`.missing_side`), the cut's
     score is the larger and the missing examples go to that side, and when the two are within the
     tolerance of each other to the side of more finite examples (the left on a tie; trees.py);
-    where ``M`` fails the test, to the side of the feature's median ``*median`` (NULL, or no missing
-    example here: of more finite examples), the score that side's. One more cut, where M passes the
-    test or the median lies past the node's largest value: the finite examples against the missing
+    where ``M`` fails the test, to the side where the cut sends the feature's mean ``*mean`` (NULL,
+    or no missing example here: of more finite examples), the score that side's. One more cut, where
+    M passes the test or the mean lies past the node's largest value: the finite examples against the missing
     ones (threshold: the largest finite value, ``midpoint(last, NaN)``), missing right. Without
     missing examples every score and choice is :func:`_sweep`'s."""
     cdef double total = node_total[n], tol = MB_TREES_SPLIT_TOL * node_mass[n], best = best_score[n]
     cdef double miss = 0.0, left, last, v, sr, sl, score
     cdef Py_ssize_t fin = hi, k
-    cdef bint to_left, by_edge, by_median
+    cdef bint to_left, by_edge, by_mean
     if lo >= hi:
         return
     while fin > lo and values[fin - 1] != values[fin - 1]:
@@ -342,7 +342,7 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
     for k in range(fin, hi):
         miss += w[<uint64_t>rank[k]] if rank != NULL else w[k]
     by_edge = missing_by_edge(miss, hi - fin, total, hi - lo, noise)
-    by_median = not by_edge and median != NULL and fin < hi
+    by_mean = not by_edge and mean != NULL and fin < hi
     left = w[<uint64_t>rank[lo]] if rank != NULL else w[lo]
     last = values[lo]
     for k in range(lo + 1, fin):
@@ -354,7 +354,7 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
                 to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * (k - lo) >= fin - lo)
                 score = sl if sl > sr else sr
             else:
-                to_left = median[0] <= last if by_median else 2 * (k - lo) >= fin - lo
+                to_left = mean[0] <= midpoint(last, v) if by_mean else 2 * (k - lo) >= fin - lo
                 score = sl if to_left else sr
             if score > best + tol:
                 best = score
@@ -365,8 +365,8 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
         left += w[<uint64_t>rank[k]] if rank != NULL else w[k]
         last = v
     # The finite examples against the missing ones: where M departs (.missing_side), or where the
-    # median's side, past the node's largest value, puts them there (a cut of the imputed data).
-    if fin < hi and (by_edge or (by_median and median[0] > last)):
+    # mean, past the node's largest value, puts them there (a cut of the mean-imputed data).
+    if fin < hi and (by_edge or (by_mean and mean[0] > last)):
         sr = fabs(left) + fabs(total - left)
         if sr > best + tol:
             best_score[n] = sr
@@ -378,7 +378,7 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
 def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const double[::1] w,
                  const int64_t[::1] node_of, const double[::1] node_total, const double[::1] node_mass,
                  Py_ssize_t n_nodes, bint missing=False, const double[::1] noise=None,
-                 const double[::1] medians=None):
+                 const double[::1] means=None):
     """Best (feature, threshold, |L| + |R|) for every node of one level (``node_of[i]``: example i's
     node, -1 for none; one node is the root, every example in it), and whether the missing values
     go left (uint8); feature -1 where a node has no cut (one distinct value in every feature). See
@@ -391,7 +391,7 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
     NaN (sorted last in ``vals``); the features are then swept one at a time by
     :func:`_sweep_missing`, which also chooses the side of the missing values, by edge where their
     sum passes the test of ``noise[n]`` (:mod:`.missing_side`; None: noise 0, always by edge), else
-    to the side of the feature's median ``medians[j]`` (None: of more finite examples)."""
+    to the side of the feature's mean ``means[j]`` (None: of more finite examples)."""
     cdef Py_ssize_t p = vals.shape[0], m = vals.shape[1]
     cdef Py_ssize_t j, n, row, lo, hi, row_len = 0, rows, size
     cdef bint failed = False
@@ -399,7 +399,7 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
         raise ValueError(f"_best_splits: n_nodes must be >= 1, got {n_nodes}")
     if (order.shape[0] != p or order.shape[1] != m or w.shape[0] < m or node_of.shape[0] < m
             or node_total.shape[0] < n_nodes or node_mass.shape[0] < n_nodes
-            or (noise is not None and noise.shape[0] < n_nodes) or (medians is not None and medians.shape[0] != p)):
+            or (noise is not None and noise.shape[0] < n_nodes) or (means is not None and means.shape[0] != p)):
         raise ValueError("_best_splits: the shapes of the arguments disagree")
     feature_out = np.empty(n_nodes, dtype=np.int64)
     threshold_out = np.empty(n_nodes)
@@ -429,8 +429,8 @@ def _best_splits(const double[:, ::1] vals, const int64_t[:, ::1] order, const d
     cdef double* wb
     if noise is not None:
         nz = &noise[0]
-    if medians is not None:
-        med = &medians[0]
+    if means is not None:
+        med = &means[0]
     with nogil:
         for n in range(n_nodes):
             best_feature[n] = -1

@@ -30,12 +30,12 @@ bins, for a feature with NaN in training). Each split also chooses the side of t
 as the exact learners do (:mod:`.stumps`, :mod:`.trees`): the larger of the cut's edges with the
 missing bin on either side where the bin's sum passes the z-test of ``missing_z``
 (:mod:`.missing_side`; the nodes' sums of ``w^2`` are then summed with their other sums), else the
-side of the bin of the feature's median; where the two tie (in particular for a feature without
-missing bin, or a node without missing example), the child with more examples (the left on a
-tie), scikit-learn's HistGradientBoosting rule for a feature never missing in training; one more
-cut puts the value bins against the missing bin (where the test passes, or the median's side puts
-them there). The hypotheses carry the side (``missing_left``), so their
-``predict`` sends NaN there; the training codes are routed the same way (a split's
+side where the cut sends the feature's mean (:func:`.missing_side.bin_means`); where the two tie
+(in particular for a feature without missing bin, or a node without missing example), the child
+with more examples (the left on a tie), scikit-learn's HistGradientBoosting rule for a feature
+never missing in training; one more cut puts the value bins against the missing bin (where the
+test passes, or the mean lies past them). The hypotheses carry the side (``missing_left``), so
+their ``predict`` sends NaN there; the training codes are routed the same way (a split's
 ``missing_code``: the missing bin where it goes left). Without missing bins (X without NaN) the
 sweeps and routing passes are those of before, with the side decided after the sweep.
 
@@ -89,7 +89,7 @@ from marginboost.core.example_vectors import as_float_vector
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.categorical import categorical_columns
-from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, median_bins, missing_z_repr, squares_noise
+from marginboost.weak_learners.missing_side import MISSING_Z, bin_means, check_missing_z, missing_z_repr, squares_noise
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import MixedStumpOracle, Stump, midpoint
 from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, MixedTreeOracle, edge_gain, keep_splits
@@ -357,7 +357,7 @@ class HistogramStumpOracle(EdgeOracle):
     def __init__(self, sample, bins: Bins, y: np.ndarray, missing_z: float = MISSING_Z):
         self._sample, self._bins = sample, bins
         self._missing = _missing_bins(bins)
-        self._median_bin = median_bins(bins)
+        self._means = bin_means(bins)
         self._y = as_float_vector(y)
         self._z = missing_z
         self._m = int(bins.counts[0].sum()) if bins.counts.shape[0] else 0
@@ -367,7 +367,8 @@ class HistogramStumpOracle(EdgeOracle):
         total, hist, square = self._sample.stump_stats(w, self._bins.width)
         noise = float(squares_noise(square, self._m, self._z))
         feature, a, c, sign, _, missing_left = _best_bin_stump(hist, self._bins.counts, self._bins.n_bins, total,
-                                                                self._missing, noise, self._median_bin)
+                                                                self._missing, noise, self._means, self._bins.upper,
+                                                                self._bins.lower)
         if a < 0:
             h = Stump(0, -np.inf, float(sign))
         else:
@@ -385,7 +386,7 @@ class HistogramTreeOracle(EdgeOracle):
         self._missing = _missing_bins(bins)
         self._z = missing_z
         self._square = self._missing is not None and missing_z > 0  # the nodes' sums of w^2 needed
-        self._median_bin = median_bins(bins)
+        self._means = bin_means(bins)
         self._y = as_float_vector(y)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
 
@@ -405,7 +406,7 @@ class HistogramTreeOracle(EdgeOracle):
             noise = squares_noise(stats.square, counts[0].sum(axis=-1), self._z) if self._square else None
             feat, a, c, score, thr, missing_left = _best_bin_splits(stats.hist, counts, bins.n_bins, stats.total,
                                                                     stats.mass, bins.upper, bins.lower, self._missing,
-                                                                    noise, self._median_bin)
+                                                                    noise, self._means)
             keep = keep_splits(feat, score, stats.total, stats.mass, stats.has_pos & stats.has_neg,
                                depth == self._max_depth - 1)
             if not keep.any():
@@ -427,7 +428,7 @@ def histogram_numeric_splits(X_num, max_bins: int):
     codes, bins = binned.codes, binned.bins
     width = bins.width
     missing = _missing_bins(bins)
-    median_bin = median_bins(bins)
+    means = bin_means(bins)
 
     def splits(w, node_of, total, mass, n_nodes, noise):
         rows = np.flatnonzero(node_of >= 0)
@@ -438,7 +439,7 @@ def histogram_numeric_splits(X_num, max_bins: int):
         shape = (codes.shape[0], n_nodes, width)
         feat, _, _, score, thr, missing_left = _best_bin_splits(hist.reshape(shape), counts.reshape(shape), bins.n_bins,
                                                                 total, mass, bins.upper, bins.lower, missing, noise,
-                                                                median_bin)
+                                                                means)
         return feat, thr, score, missing_left
     return splits
 

@@ -17,14 +17,16 @@ allows, a z-test:
 with ``n_M`` the node's examples missing the feature, ``n(N)`` all of its examples and ``Q(N) =
 sum_{i in N} (d_i y_i)^2``: ``n_M Q(N) / n(N)`` bounds the variance of ``M`` for ``n_M`` examples
 drawn at random from the node, so one statistic serves the exact learners and the histogram ones,
-whose bins hold the counts but not the squares. Otherwise the missing values go to the side of
-the feature's median (the lower median of its finite training values, :func:`column_medians`; for
-the histogram learners its bin, :func:`median_bins`): the side where median imputation sends
-them, so that a split whose missing values carry no evidence is the split of the imputed data. The
+whose bins hold the counts but not the squares. Otherwise the missing values go to the side where
+the cut sends the feature's mean (of its finite training values, :func:`column_means`; for the
+histogram learners from the bins, :func:`bin_means`): the side where mean imputation sends them,
+so that a split whose missing values carry no evidence is the split of the mean-imputed data. The
 split of the finite values against the missing ones is the same kind of choice: it is made where
-``M`` passes the test, or where the median lies past the node's largest value (a cut of the
-imputed data), not elsewhere.
-``z = 0`` is the larger-edge rule (the median's side then only where the departure is 0). The
+``M`` passes the test, or where the mean lies past the node's largest value (a cut of the
+imputed data), not elsewhere. (The median's side instead tested at 0.202 against mean
+imputation's 0.185 on crx at 10% missing, MLPBoost: its money columns are skewed, their median far
+below the mean.)
+``z = 0`` is the larger-edge rule (the mean's side then only where the departure is 0). The
 default :data:`MISSING_Z` = 3 allows for the many tests of a search: every feature at every node
 of every round is one, and the booster keeps the best candidate, so a test passed by chance is
 what it picks (at z = 2, twonorm with 30% of its values missing still lost 3 standard errors to
@@ -48,7 +50,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["MISSING_Z", "check_missing_z", "column_medians", "median_bins", "missing_z_repr", "node_noise",
+__all__ = ["MISSING_Z", "check_missing_z", "bin_means", "column_means", "missing_z_repr", "node_noise",
            "sample_noise", "squares_noise"]
 
 MISSING_Z = 3.0
@@ -84,26 +86,29 @@ def squares_noise(square: np.ndarray, count: np.ndarray, z: float) -> np.ndarray
     return np.divide(z * z * np.asarray(square, dtype=np.float64), count, out=np.zeros(count.shape), where=count > 0)
 
 
-def column_medians(vals: np.ndarray) -> np.ndarray:
-    """The lower median of each row of ``vals`` (:func:`.stumps.presort`'s (p, m) sorted values,
-    NaN last): the value of rank ``(n - 1) // 2`` among the row's n finite values (NaN where none)."""
-    p = vals.shape[0]
-    finite = np.count_nonzero(~np.isnan(vals), axis=1)
-    medians = np.full(p, np.nan)
-    some = finite > 0
-    medians[some] = vals[np.flatnonzero(some), (finite[some] - 1) // 2]
-    return medians
+def column_means(vals: np.ndarray) -> np.ndarray:
+    """The mean of each row's finite values of ``vals`` (:func:`.stumps.presort`'s (p, m) sorted
+    values, NaN last; NaN where none): the value mean imputation gives the missing ones."""
+    finite = ~np.isnan(vals)
+    count = finite.sum(axis=1)
+    total = np.where(finite, vals, 0.0).sum(axis=1)
+    return np.divide(total, count, out=np.full(vals.shape[0], np.nan), where=count > 0)
 
 
-def median_bins(bins) -> np.ndarray:
-    """Per feature the value bin holding the lower median of its finite training values (from the
-    counts of :class:`.binning.Bins`; the same median as :func:`column_medians`), -1 where none."""
+def bin_means(bins) -> np.ndarray:
+    """Per feature the mean of its finite training values from :class:`.binning.Bins`, each bin's
+    examples counted at its midpoint ``(lower + upper) / 2`` (exact where a bin holds one value, as
+    for every feature of at most ``max_bins`` distinct values; within a bin's width otherwise);
+    NaN where none."""
     p = bins.n_bins.shape[0]
-    out = np.full(p, -1, dtype=np.int64)
+    out = np.full(p, np.nan)
     for j in range(p):
-        counts = np.cumsum(bins.counts[j, : int(bins.n_bins[j])])
-        if counts.shape[0] and counts[-1] > 0:
-            out[j] = int(np.searchsorted(counts, (counts[-1] - 1) // 2, side="right"))
+        nb = int(bins.n_bins[j])
+        counts = bins.counts[j, :nb].astype(np.float64)
+        if counts.sum() > 0:
+            used = counts > 0
+            middle = 0.5 * bins.lower[j, :nb][used] + 0.5 * bins.upper[j, :nb][used]
+            out[j] = float(counts[used] @ middle / counts.sum())
     return out
 
 

@@ -24,8 +24,8 @@ with ``M`` the sum of ``w`` over the examples missing the feature, a cut has the
 ``|T - 2 L|`` (missing values right, with ``x > t``) and ``|T - 2 (L + M)|`` (left) and takes the
 larger, as LightGBM and scikit-learn's HistGradientBoosting choose by gain; one more cut puts the
 finite values against the missing ones. Where ``M`` fails the z-test of ``missing_z``
-(:mod:`.missing_side`), NaN goes to the side of the feature's median instead, and the cut against
-the missing ones is made only where the median exceeds every finite value. When the two edges
+(:mod:`.missing_side`), NaN goes to the side where the cut sends the feature's mean instead, and
+the cut against the missing ones is made only where the mean exceeds every finite value. When the two edges
 are equal, and when no training example misses the feature (as on data without NaN), NaN goes to
 the side of more training examples (the left on a tie): scikit-learn's rule for a feature never
 missing in training.
@@ -57,7 +57,8 @@ from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
 from marginboost.weak_learners.memory import check_fits_in_memory
-from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, column_medians, missing_z_repr, sample_noise
+from marginboost.weak_learners.missing_side import (MISSING_Z, check_missing_z, column_means, missing_z_repr,
+                                                    sample_noise)
 from marginboost.weak_learners.shared import shared
 
 __all__ = ["DecisionStump", "MixedStumpOracle", "Stump"]
@@ -143,7 +144,7 @@ class _StumpOracle(EdgeOracle):
     def __init__(self, X: np.ndarray, y: np.ndarray, missing_z: float = MISSING_Z):
         self._X, self._vals, self._order = presort(X)
         self._missing = has_missing(self._vals)
-        self._medians = column_medians(self._vals) if self._missing else None
+        self._means = column_means(self._vals) if self._missing else None
         self._y = np.asarray(y, dtype=np.float64)
         self._z = missing_z
 
@@ -151,7 +152,7 @@ class _StumpOracle(EdgeOracle):
         w = np.asarray(d, dtype=np.float64) * self._y
         if self._missing:
             feature, threshold, sign, _, missing_left = _best_stump_missing(self._vals, self._order, w,
-                                                                            sample_noise(w, self._z), self._medians)
+                                                                            sample_noise(w, self._z), self._means)
         else:
             feature, threshold, sign, _ = _best_stump(self._vals, self._order, w)
             # no missing value: NaN goes to the side of more examples (the left on a tie)

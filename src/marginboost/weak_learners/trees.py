@@ -25,8 +25,9 @@ also sends the node's examples missing its feature (sum ``M``) to one side: the 
 examples ``L | S - L`` scores ``max(|L| + |S - L|, |L + M| + |S - L - M|)``, the missing values
 going to the side of the larger term (as LightGBM and scikit-learn's HistGradientBoosting choose
 by gain) where ``M`` passes the z-test of ``missing_z`` (:mod:`.missing_side`), else to the side of
-the feature's median, the score that side's; one more cut puts the finite examples against the
-missing ones (where ``M`` passes the test, or the median's side puts them there). Where the two terms are within the tolerance below, and where no example of the
+the feature's mean (where the cut sends it), the score that side's; one more cut puts the finite
+examples against the missing ones (where ``M`` passes the test, or the mean's side puts them
+there). Where the two terms are within the tolerance below, and where no example of the
 node misses the feature (as on data without NaN), the missing values go to the child with more
 training examples (more of the node's finite examples; the left on a tie): scikit-learn's rule
 for a feature never missing in training. Predictions send NaN the same way (``missing_left`` per
@@ -87,7 +88,7 @@ from marginboost.weak_learners._trees import (  # noqa: F401
 from marginboost.weak_learners.base import EdgeOracle, Hypothesis, WeakLearner
 from marginboost.weak_learners.categorical import (categorical_columns, categorical_left, category_codes,
                                                    category_counts, goes_left, split_columns)
-from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, column_medians, missing_z_repr, node_noise
+from marginboost.weak_learners.missing_side import MISSING_Z, check_missing_z, column_means, missing_z_repr, node_noise
 from marginboost.weak_learners.stumps import has_missing, presort
 
 __all__ = ["DecisionTree", "EdgeTree", "MixedTreeOracle", "exact_numeric_splits"]
@@ -309,7 +310,7 @@ class _TreeOracle(EdgeOracle):
     def __init__(self, X: np.ndarray, y: np.ndarray, max_depth: int, missing_z: float = MISSING_Z):
         self._X, self._vals, self._order = presort(X)
         self._missing = has_missing(self._vals)
-        self._medians = column_medians(self._vals) if self._missing else None
+        self._means = column_means(self._vals) if self._missing else None
         self._y = np.asarray(y, dtype=np.float64)
         self._max_depth = max_depth
         self._z = missing_z
@@ -326,7 +327,7 @@ class _TreeOracle(EdgeOracle):
                 break
             noise = node_noise(w, grow.node_of, k_nodes, self._z) if self._missing else None
             feat, thr, score, missing_left = _best_splits(self._vals, self._order, w, grow.node_of, total, mass,
-                                                          k_nodes, self._missing, noise, self._medians)
+                                                          k_nodes, self._missing, noise, self._means)
             keep = keep_splits(feat, score, total, mass, has_pos & has_neg, depth == self._max_depth - 1)
             if not grow.split(feat, thr, keep, edge_gain(score, total), missing_left):
                 break
@@ -338,10 +339,10 @@ def exact_numeric_splits(X_num):
     """The exact learner's per-node search on the numeric columns ``X_num`` (:func:`.trees._best_splits`)."""
     _, vals, order = presort(X_num)
     missing = has_missing(vals)
-    medians = column_medians(vals) if missing else None
+    means = column_means(vals) if missing else None
 
     def splits(w, node_of, total, mass, n_nodes, noise):
-        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing, noise, medians)
+        return _best_splits(vals, order, w, node_of, total, mass, n_nodes, missing, noise, means)
     return splits
 
 
