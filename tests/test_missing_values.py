@@ -576,3 +576,20 @@ def test_the_bins_give_the_column_means_where_each_bin_holds_one_value():
     widest = np.max(binned.upper[5, : binned.n_bins[5]][used] - binned.lower[5, : binned.n_bins[5]][used])
     assert 0 < abs(approximate[5] - means[5]) <= widest
     assert np.isnan(approximate[6])
+
+
+def test_the_means_of_values_near_the_largest_double_do_not_overflow():
+    """A sum of values near the largest double overflows where their mean does not: the mean stays
+    finite, between the values, with no warning (the estimators turn warnings into errors in tests)."""
+    from marginboost.weak_learners.missing_side import bin_means, column_means
+    from marginboost.weak_learners.stumps import presort
+
+    big = np.finfo(np.float64).max
+    X = np.array([[-big, big * 0.9], [-big, big], [np.nan, big]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        means = column_means(presort(X)[1])
+        from_bins = bin_means(bin_features(X, 255).bins)
+    np.testing.assert_array_equal(means[0], -big)
+    assert big * 0.9 <= means[1] <= big and big * 0.9 <= from_bins[1] <= big
+    assert from_bins[0] == -big

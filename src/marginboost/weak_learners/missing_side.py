@@ -95,8 +95,20 @@ def column_means(vals: np.ndarray) -> np.ndarray:
     values, NaN last; NaN where none): the value mean imputation gives the missing ones."""
     finite = ~np.isnan(vals)
     count = finite.sum(axis=1)
-    total = np.where(finite, vals, 0.0).sum(axis=1)
-    return np.divide(total, count, out=np.full(vals.shape[0], np.nan), where=count > 0)
+    with np.errstate(over="ignore", invalid="ignore"):  # near the largest double: _within_range
+        total = np.where(finite, vals, 0.0).sum(axis=1)
+        means = np.divide(total, count, out=np.full(vals.shape[0], np.nan), where=count > 0)
+    for j in np.flatnonzero((count > 0) & ~np.isfinite(means)):
+        means[j] = _within_range(vals[j, : count[j]], np.ones(count[j]))  # (sorted: the finite ones first)
+    return means
+
+
+def _within_range(values: np.ndarray, counts: np.ndarray) -> float:
+    """The mean ``sum counts * values / sum counts`` where the plain sum overflows (values near the
+    largest double), as a convex combination, kept within ``[min, max]`` of the values."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = float((counts / counts.sum()) @ values)
+    return float(np.clip(mean, values.min(), values.max())) if not np.isnan(mean) else float(values[0])
 
 
 def bin_means(bins) -> np.ndarray:
@@ -112,7 +124,10 @@ def bin_means(bins) -> np.ndarray:
         if counts.sum() > 0:
             used = counts > 0
             middle = 0.5 * bins.lower[j, :nb][used] + 0.5 * bins.upper[j, :nb][used]
-            out[j] = float(counts[used] @ middle / counts.sum())
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[j] = float(counts[used] @ middle / counts.sum())
+            if not np.isfinite(out[j]):
+                out[j] = _within_range(middle, counts[used])
     return out
 
 
