@@ -13,7 +13,7 @@ values against the missing ones; the learners' best must equal its best: the stu
 these, the trees' node by node (each node's split is its best over the examples that reach it, the
 greedy rule). The tiny samples have at most 4 distinct values per feature, so the histogram
 learners' bins are the distinct values and they too are exact. Each edge test runs at z = 0 (the
-side of larger edge, LightGBM's and HistGradientBoosting's rule) and at the default z = 4, with
+side of larger edge, LightGBM's and HistGradientBoosting's rule) and at the default z = 3, with
 weights far from uniform so that both branches of the test occur.
 """
 from __future__ import annotations
@@ -269,10 +269,10 @@ def test_missing_values_go_to_the_side_of_larger_edge():
 def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_mean(n_missing, side):
     """A hundred negatives at 0, a hundred positives at 1, and ``n_missing`` positives missing, d
     uniform (1/m): the missing sum departs from its share of the total by D = 200 n_M / m^2, and the
-    z-test D^2 > z^2 n_M Q / m (Q = 1 / m, z = 4) passes for 2500 n_M > m^2: twenty missing
+    z-test D^2 > z^2 n_M Q / m (Q = 1 / m, z = 3) passes for 40000 n_M > 9 m^2: twenty missing
     positives join the positives (the side of larger edge); two fail the test and join the side of
     the mean 0.5 (the cut's threshold), the left, though the right has the larger edge."""
-    assert MISSING_Z == 4.0
+    assert MISSING_Z == 3.0
     X = np.array([[0.0]] * 100 + [[1.0]] * 100 + [[np.nan]] * n_missing)
     y = np.array([-1.0] * 100 + [1.0] * (100 + n_missing))
     d = np.full(y.shape[0], 1 / y.shape[0])
