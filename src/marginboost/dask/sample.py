@@ -11,9 +11,9 @@ histograms of ``s r`` and ``s`` of a level in one task per block). Per tree leve
 stump) one task per block sums the block's node totals and histograms (O(p x bins) each, added
 here in block order), below the root from its results of the level above, kept on the workers
 (the walks resume there, and half the histograms are the parent's minus the other half, as in
-memory); the training predictions and the examples' leaves stay on the workers as RowVectors. The codes are binned on the workers
-(:func:`marginboost.weak_learners.dask_histogram.distributed_sample`: the same bins as in
-memory).
+memory); the training predictions and the examples' leaves stay on the workers as RowVectors.
+The codes are binned on the workers
+(:func:`marginboost.weak_learners.dask_histogram.distributed_sample`: the same bins as in memory).
 """
 from __future__ import annotations
 
