@@ -89,7 +89,8 @@ from marginboost.core.example_vectors import as_float_vector
 from marginboost.weak_learners.base import EdgeOracle, WeakLearner
 from marginboost.weak_learners.binning import Bins, bin_features, check_max_bins, n_threads
 from marginboost.weak_learners.categorical import categorical_columns
-from marginboost.weak_learners.missing_side import MISSING_Z, bin_means, check_missing_z, missing_z_repr, squares_noise
+from marginboost.weak_learners.missing_side import (MISSING_Z, bin_means, check_missing_z, missing_z_repr, node_squares,
+                                                    squares_noise)
 from marginboost.weak_learners.shared import shared
 from marginboost.weak_learners.stumps import MixedStumpOracle, Stump, midpoint
 from marginboost.weak_learners.trees import SPLIT_TOL, DecisionTree, MixedTreeOracle, edge_gain, keep_splits
@@ -187,7 +188,7 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
                                      width)
     leaf, rows, offset_rows, w_rows, total, mass, has_pos, has_neg = _route_and_sum(
         codes, w, feature, cut, left, right, active_pos, missing_code, n_nodes, width, start, summed)
-    squares = _node_squares(w, active_pos[leaf], n_nodes) if square else None
+    squares = node_squares(w, active_pos[leaf], n_nodes) if square else None
     if not with_hist:
         return LevelStats(total, mass, has_pos, has_neg, None, None, leaf, squares)
     hist = _zeros(workspace, f"hist{slot}", (p, n_nodes * width), np.float64)
@@ -198,12 +199,6 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
     return LevelStats(total, mass, has_pos, has_neg, hist.reshape(p, n_nodes, width),
                       counts.reshape(p, n_nodes, width), leaf, squares)
 
-
-def _node_squares(w, position, n_nodes: int) -> np.ndarray:
-    """Per node of a level, ``sum w_i^2`` over its examples (``position[i]``: example i's position
-    in the level, -1 for none)."""
-    inside = position >= 0
-    return np.bincount(position[inside], weights=np.square(w[inside]), minlength=n_nodes)
 
 
 def stump_predictions(codes, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
@@ -357,7 +352,7 @@ class HistogramStumpOracle(EdgeOracle):
     def __init__(self, sample, bins: Bins, y: np.ndarray, missing_z: float = MISSING_Z):
         self._sample, self._bins = sample, bins
         self._missing = _missing_bins(bins)
-        self._means = bin_means(bins)
+        self._means = None if self._missing is None else bin_means(bins)
         self._y = as_float_vector(y)
         self._z = missing_z
         self._m = int(bins.counts[0].sum()) if bins.counts.shape[0] else 0
@@ -386,7 +381,7 @@ class HistogramTreeOracle(EdgeOracle):
         self._missing = _missing_bins(bins)
         self._z = missing_z
         self._square = self._missing is not None and missing_z > 0  # the nodes' sums of w^2 needed
-        self._means = bin_means(bins)
+        self._means = None if self._missing is None else bin_means(bins)
         self._y = as_float_vector(y)
         self._root_counts = np.ascontiguousarray(bins.counts, dtype=np.int32)[:, None, :]
 
@@ -428,7 +423,7 @@ def histogram_numeric_splits(X_num, max_bins: int):
     codes, bins = binned.codes, binned.bins
     width = bins.width
     missing = _missing_bins(bins)
-    means = bin_means(bins)
+    means = None if missing is None else bin_means(bins)
 
     def splits(w, node_of, total, mass, n_nodes, noise):
         rows = np.flatnonzero(node_of >= 0)

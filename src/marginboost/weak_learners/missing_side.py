@@ -55,7 +55,7 @@ import numbers
 import numpy as np
 
 __all__ = ["MISSING_Z", "check_missing_z", "bin_means", "column_means", "missing_z_repr", "node_noise",
-           "sample_noise", "squares_noise"]
+           "node_squares", "sample_noise", "squares_noise"]
 
 MISSING_Z = 3.0
 
@@ -77,11 +77,15 @@ def node_noise(w: np.ndarray, node_of: np.ndarray, n_nodes: int, z: float) -> np
     """``z^2 Q(N) / n(N)`` per node of a level (``node_of[i]``: example i's node, -1 for none)."""
     if not z:
         return np.zeros(n_nodes)
+    count = np.bincount(node_of[node_of >= 0], minlength=n_nodes)
+    return squares_noise(node_squares(w, node_of, n_nodes), count, z)
+
+
+def node_squares(w: np.ndarray, node_of: np.ndarray, n_nodes: int) -> np.ndarray:
+    """Per node of a level, ``Q(N) = sum w_i^2`` over its examples (``node_of[i]``: example i's
+    node, -1 for none)."""
     inside = node_of >= 0
-    nodes = node_of[inside]
-    square = np.bincount(nodes, weights=np.square(w[inside]), minlength=n_nodes)
-    count = np.bincount(nodes, minlength=n_nodes)
-    return squares_noise(square, count, z)
+    return np.bincount(node_of[inside], weights=np.square(w[inside]), minlength=n_nodes)
 
 
 def squares_noise(square: np.ndarray, count: np.ndarray, z: float) -> np.ndarray:
