@@ -366,9 +366,8 @@ class MixedTreeOracle(EdgeOracle):
         thr, score = np.zeros(k_nodes), np.full(k_nodes, -np.inf)
         missing_left = np.zeros(k_nodes, dtype=bool)
         categories = [None] * k_nodes
-        noise = node_noise(w, node_of, k_nodes, self._z)
         if self._splits is not None:
-            f, t, s, ml = self._splits(w, node_of, total, mass, k_nodes, noise)
+            f, t, s, ml = self._splits(w, node_of, total, mass, k_nodes, node_noise(w, node_of, k_nodes, self._z))
             f = np.asarray(f)
             found = f >= 0
             feat[found] = self._numeric[f[found]]
