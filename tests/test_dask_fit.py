@@ -25,7 +25,7 @@ from marginboost import CERLPBoostClassifier, LPBoostClassifier, MLPBoostClassif
 from marginboost.core.projections import kl_projection_and_value  # noqa: E402
 from marginboost.dask.estimators import DaskCERLPBoostClassifier, DaskMLPBoostClassifier  # noqa: E402
 from marginboost.dask.rows import RowLayout, RowVector  # noqa: E402
-from marginboost.dask.selection import distributed_kl_projection, distributed_soft_margin  # noqa: E402
+from marginboost.dask.selection import SearchHint, distributed_kl_projection, distributed_soft_margin  # noqa: E402
 from marginboost.soft_margin.objectives import relative_entropy_to_uniform, soft_margin  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
 from dask_cluster import as_dask, client, fits_with_a_worker_killed, problem  # noqa: E402,F401 (client: the fixture)
@@ -39,23 +39,27 @@ def scattered(layout, x):
 # -- the distributed selections ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("m, n_blocks", [(60, 3), (30000, 4)])
+@pytest.mark.parametrize("m, n_blocks", [(60, 3), (30000, 4), (100000, 4)])
 def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
-    """Blocks below and above the size at which a block sends all its margins; ties; weights."""
+    """Blocks below and above the size at which a block sends all its margins (8192); ties (one value
+    held by most margins, a few values in all); weights; pivots hinted by the last projection."""
     rng = np.random.default_rng(m)
     layout = RowLayout(client, np.linspace(0, m, n_blocks + 1).astype(int))
-    for q in (rng.standard_normal(m) * 0.5, np.round(rng.standard_normal(m), 1)):
+    heavy_tie = np.where(rng.random(m) < 0.9, 0.25, rng.standard_normal(m))  # most margins one value
+    for q in (rng.standard_normal(m) * 0.5, np.round(rng.standard_normal(m), 1), heavy_tie,
+              rng.integers(0, 5, m) * 0.1):
         s = rng.exponential(size=m)
         s *= m / s.sum()
         delta = rng.standard_normal(m)
         qd, sd, deltad = scattered(layout, q), scattered(layout, s), scattered(layout, delta)
+        hint = SearchHint()  # the pivots of each projection steer the next one's first step
         for nu in (1.0, 0.1 * m, 0.7 * m):
             for eta in (1.0, 300.0):
                 for w, wd in ((None, None), (s, sd)):
                     d0, v0, sums0 = kl_projection_and_value(q, nu, eta, w, delta)
                     if v0 != v0:  # the kernel's closed form needed a second scale: the direct sum
                         v0 = d0 @ q + relative_entropy_to_uniform(d0, w) / eta
-                    d1, v1, sums1 = distributed_kl_projection(qd, nu, eta, wd, deltad)
+                    d1, v1, sums1 = distributed_kl_projection(qd, nu, eta, wd, deltad, hint=hint)
                     np.testing.assert_allclose(d1.compute(), d0, rtol=1e-11, atol=1e-15 * d0.max())
                     assert v1 == pytest.approx(v0, rel=1e-11, abs=1e-11)
                     np.testing.assert_allclose(sums1, sums0, rtol=1e-9, atol=1e-13)

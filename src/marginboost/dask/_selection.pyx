@@ -9,8 +9,9 @@ binary search in the cell's few pivots) where a binary search over 256 pivots, o
 branch a level, took half of the pass (``_Buckets``).
 """
 from libc.math cimport exp, INFINITY
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 from marginboost.core._vector_math cimport exp_into_c
 
@@ -118,13 +119,14 @@ cdef inline void _exp_chunk(const double* arg, double* clamped, double* out, int
 
 
 def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1] pivots, double eta, bint with_exp):
-    """``(inside, weights, count, mass, sq, e, top)``: the margins of ``q`` in ``[lo, hi)`` and
-    their weights (``s``, or None: ones; then ``weights`` is None), and per interval ``b`` of
-    ``[pivots[b], pivots[b+1])`` (the last up to ``hi``; ``pivots[0] <= lo``) the count, the
-    weight, ``sum s q``, with ``with_exp`` ``sum s exp(-eta (q - pivots[b]))``, and the largest
-    margin (-inf where none), each summed in increasing example index. Over ``(-inf, inf)`` (the
-    first step of a hinted search) every margin is inside: ``q`` and ``s`` are returned as they
-    are, not copied."""
+    """``(inside, weights, count, mass, sq, e, top, tie_count, tie_mass, tie_sq)``: the margins of
+    ``q`` in ``[lo, hi)`` and their weights (``s``, or None: ones; then ``weights`` is None), and
+    per interval ``b`` of ``[pivots[b], pivots[b+1])`` (the last up to ``hi``; ``pivots[0] <= lo``)
+    the count, the weight, ``sum s q``, with ``with_exp`` ``sum s exp(-eta (q - pivots[b]))``, the
+    largest margin (-inf where none), and the count, weight and ``sum s q`` of its margins equal to
+    ``pivots[b]`` (ties: the search leaves them below its next interval), each summed in increasing
+    example index. Over ``(-inf, inf)`` (the first step of a hinted search) every margin is inside:
+    ``q`` and ``s`` are returned as they are, not copied."""
     cdef Py_ssize_t n = q.shape[0], width = pivots.shape[0], i, k = 0, start, end, c, t, a
     cdef const double[::1] w
     cdef bint weighted = s is not None, whole = lo == -INFINITY and hi == INFINITY
@@ -148,7 +150,13 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
     sq_arr = np.zeros(width)
     e_arr = np.zeros(width)
     top_arr = np.full(width, -np.inf)
+    tie_count_arr = np.zeros(width, dtype=np.int64)
+    tie_mass_arr = np.zeros(width)
+    tie_sq_arr = np.zeros(width)
     cdef double[::1] top = top_arr
+    cdef long long[::1] tie_count = tie_count_arr
+    cdef double[::1] tie_mass = tie_mass_arr
+    cdef double[::1] tie_sq = tie_sq_arr
     cdef long long[::1] count = count_arr
     cdef double[::1] mass = mass_arr
     cdef double[::1] sq = sq_arr
@@ -205,13 +213,18 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
                         e[a] += wi * ex[t]
                     if x > top[a]:
                         top[a] = x
+                    if x == pivots[a]:
+                        tie_count[a] += 1
+                        tie_mass[a] += wi
+                        tie_sq[a] += wi * x
                 k += c
                 start = end
         free(bk.table)
         free(bk.pivots)
     if failed:
         raise MemoryError("interval_sums: no memory for the pivots' lookup table")
-    return inside[:k], None if weights is None else weights[:k], count_arr, mass_arr, sq_arr, e_arr, top_arr
+    return (inside[:k], None if weights is None else weights[:k], count_arr, mass_arr, sq_arr, e_arr, top_arr,
+            tie_count_arr, tie_mass_arr, tie_sq_arr)
 
 
 def kl_block(const double[::1] q, s, double tau, double scale, double nu, double eta, delta):
@@ -268,3 +281,53 @@ def kl_block(const double[::1] q, s, double tau, double scale, double nu, double
     if not along:
         return d_arr, None
     return d_arr, (slope, sq, lin, mass)
+
+
+def distinct_sums(const double[::1] q, s, Py_ssize_t limit):
+    """``(values, masses)``: the distinct values of ``q`` in the order they first occur, each with
+    its summed weight (``s``, or None: ones; summed in increasing index, as ``bincount`` sums), or
+    None where there are more than ``limit``. One pass through a hash table of at least ``2 limit``
+    slots; ``np.unique`` sorted the values (60-100 ms at 1.25 million margins a block, 20x this)."""
+    cdef Py_ssize_t n = q.shape[0], i, k = 0, cap = 16, shift = 60, slot
+    cdef const double[::1] w
+    cdef bint weighted = s is not None, overflow = False
+    cdef double x
+    cdef uint64_t bits
+    if limit < 0:
+        raise ValueError(f"distinct_sums: limit must be >= 0, got {limit}")
+    if weighted:
+        w = s
+        if w.shape[0] != n:
+            raise ValueError("distinct_sums: s must be as long as q")
+    while cap < 2 * limit:
+        cap *= 2
+        shift -= 1
+    keys_arr = np.empty(cap)
+    mass_arr = np.zeros(cap)
+    used_arr = np.zeros(cap, dtype=np.uint8)
+    slots_arr = np.empty(max(limit, 1), dtype=np.int64)
+    cdef double[::1] keys = keys_arr
+    cdef double[::1] mass = mass_arr
+    cdef uint8_t[::1] used = used_arr
+    cdef int64_t[::1] slots = slots_arr
+    with nogil:
+        for i in range(n):
+            x = q[i]
+            if x == 0.0:
+                x = 0.0  # (-0.0 is 0.0)
+            memcpy(&bits, &x, 8)
+            slot = <Py_ssize_t>((bits * <uint64_t>0x9E3779B97F4A7C15) >> shift)
+            while used[slot] and keys[slot] != x:
+                slot = (slot + 1) & (cap - 1)
+            if not used[slot]:
+                if k == limit:
+                    overflow = True
+                    break
+                used[slot] = 1
+                keys[slot] = x
+                slots[k] = slot
+                k += 1
+            mass[slot] += w[i] if weighted else 1.0
+    if overflow:
+        return None
+    return keys_arr[slots_arr[:k]], mass_arr[slots_arr[:k]]

@@ -28,15 +28,18 @@ lies the margin of rank ``nu``.
 
 The search (:class:`_Search`), one reduction a step: the client keeps an interval ``[lo, hi)``
 of margin values that holds the threshold, with ``M``, ``sum s q`` below ``lo`` and ``S`` from
-``hi`` on. Each block returns, for up to 64 pivots in the interval (margin values, chosen as
+``hi`` on. Each block returns, for up to :data:`N_PIVOTS` pivots in the interval (margin values, chosen as
 quantiles of the last step's samples), the counts, masses, ``sum s q`` and ``sum s exp(-eta (q -
 pivot))`` of the margins between consecutive pivots, and a random sample of its margins in the
-interval (at most 4096). The client evaluates the test at every pivot (``S`` by a suffix sum
+interval (at most :data:`SAMPLE`). The client evaluates the test at every pivot (``S`` by a suffix sum
 whose factors ``exp(-eta (pivot' - pivot))`` are at most 1: no overflow) and narrows the interval
-to the two pivots around the first that passes: about 64x fewer margins a step. Once every block
-has at most 4096 margins in the interval, they come back whole and the client finds the
-threshold among them exactly. At m = 10^7 in 8 blocks: a first look (minima and samples) and
-3-4 steps. The pivots only steer the search: the threshold found is the exact one for any
+to the two pivots around the first that passes, the lower one left out: the test fails there, so
+the margins equal to it (each block also sums the ties at each pivot) join those below. Margins
+are sums of a few weights while the ensemble is small, most of them on a few values; a tie kept in
+the interval would fill it step after step. About 256x fewer margins a step. Once every block
+has at most :data:`SAMPLE` margins in the interval, they come back whole and the client finds the
+threshold among them exactly. At m = 10^7 in 8 blocks: a first look (minima and samples), or the
+last search's pivots, and 1-2 steps. The pivots only steer the search: the threshold found is the exact one for any
 pivots; the samples are drawn with fixed seeds, so a run repeats bit for bit.
 """
 from __future__ import annotations
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginboost.dask._selection import interval_sums, kl_block
+from marginboost.dask._selection import distinct_sums, interval_sums, kl_block
 from marginboost.dask.rows import PerBlock, RowVector
 
 __all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
@@ -78,22 +81,22 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
                     step: int, distinct: bool):
     """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
-    distinct values, each with its summed weight); else ``('stats', count, mass, sum s q, sum s
-    exp(-eta (q - pivot)), n, sample)`` per interval ``[pivots[b], pivots[b+1])`` (``pivots[0] <=
-    lo``, the last up to ``hi``), the sample drawn from its margins, or with ``distinct`` from its
-    distinct margins (many ties: a sample of examples may show one value only, and the pivots
-    would not split the interval). One compiled pass (:func:`._selection.interval_sums`)."""
-    qa, sa, count, mass, sq, e, top = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta,
-                                                     eta is not None)
+    distinct values, each with its summed weight); else ``('stats', sums, n, sample)``, ``sums``
+    :func:`._selection.interval_sums`'s per interval ``[pivots[b], pivots[b+1])`` (``pivots[0] <=
+    lo``, the last up to ``hi``): count, mass, ``sum s q``, ``sum s exp(-eta (q - pivot))``, the
+    largest margin, and the count, mass and ``sum s q`` of the ties at the pivot; the sample drawn
+    from its margins, or with ``distinct`` from its distinct margins (many ties: a sample of examples
+    may show one value only, and the pivots would not split the interval). One compiled pass."""
+    qa, sa, *sums = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None)
     if qa.shape[0] <= SAMPLE:
         return "all", qa, _ones_or(sa, qa.shape[0])
     pool = qa
     if distinct:
-        values, inverse = np.unique(qa, return_inverse=True)
-        if values.shape[0] <= 8 * SAMPLE:
-            return "all", values, np.bincount(inverse, weights=sa, minlength=values.shape[0]).astype(np.float64)
-        pool = values
-    return "stats", count, mass, sq, e, pool.shape[0], _sample(pool, block, seed, step), top
+        found = distinct_sums(qa, sa, 8 * SAMPLE)
+        if found is not None:
+            return "all", found[0], found[1]
+        pool = np.unique(qa)
+    return "stats", sums, pool.shape[0], _sample(pool, block, seed, step)
 
 
 class SearchHint:
@@ -159,28 +162,24 @@ class _Search:
                                          self.seed, step, distinct)
             if all(a[0] == "all" for a in answers):
                 return self._exact(answers, below, hi, S_hi)
-            count = np.zeros(pivots.shape[0], dtype=np.int64)
-            mass, sq, e = np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0])
-            top = np.full(pivots.shape[0], -np.inf)
+            sums = [np.zeros(pivots.shape[0], dtype=np.int64)] + [np.zeros(pivots.shape[0]) for _ in range(3)]
+            sums += [np.full(pivots.shape[0], -np.inf), np.zeros(pivots.shape[0], dtype=np.int64),
+                     np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0])]
             sizes, samples = [], []
             for a in answers:  # in block order: the same sums every run
                 if a[0] == "all":
                     # (the block's margins are all here: its sums by the kernel the blocks run)
-                    c, ma, s_q, ee, tp = interval_sums(a[1], a[2], lo, hi, pivots,
-                                                       0.0 if self.eta is None else self.eta,
-                                                       self.eta is not None)[2:]
+                    part = interval_sums(a[1], a[2], lo, hi, pivots, 0.0 if self.eta is None else self.eta,
+                                         self.eta is not None)[2:]
                     sizes.append(a[1].shape[0])
                     samples.append(a[1])
                 else:
-                    c, ma, s_q, ee = a[1:5]
-                    tp = a[7]
-                    sizes.append(a[5])
-                    samples.append(a[6])
-                count += c
-                mass += ma
-                sq += s_q
-                e += ee
-                top = np.maximum(top, tp)
+                    part = a[1]
+                    sizes.append(a[2])
+                    samples.append(a[3])
+                for i, (total, x) in enumerate(zip(sums, part)):
+                    sums[i] = np.maximum(total, x) if i == 4 else total + x
+            count, mass, sq, e, top, tie_count, tie_mass, tie_sq = sums
             if step == 1 and self.hint is not None:  # the samples are of all margins: the next search's pivots
                 fresh = _pivots(-np.inf, np.inf, samples, sizes)[1:]
                 self.hint.pivots = fresh if fresh.shape[0] else None
@@ -193,20 +192,26 @@ class _Search:
             j = first - 1
             if top[j] <= pivots[j]:  # [pivots[j], next) holds one margin value, pivots[j] (ties): decided
                 return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
-            # The threshold lies in [pivots[first - 1], pivots[first]) (or up to hi).
-            below = below + np.array([mass[: first - 1].sum(), sq[: first - 1].sum()])
+            if self.eta is None and mass_below[j] + tie_mass[j] >= self.nu:  # the rank-nu margin is pivots[j]
+                return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
+            # The threshold lies in (pivots[j], pivots[first]) (or up to hi), or is pivots[first]:
+            # the test fails at pivots[j], so its ties join the margins below the next interval,
+            # which starts at the next double (a heavy tie would otherwise fill it step after step).
+            below = below + np.array([mass[:j].sum() + tie_mass[j], sq[:j].sum() + tie_sq[j]])
             if first < pivots.shape[0]:
                 hi, S_hi = float(pivots[first]), float(S[first])
-            lo = float(pivots[first - 1])
+            lo = math.nextafter(float(pivots[j]), math.inf)
+            inside = int(count[j] - tie_count[j])
             # Ties: an interval that did not shrink by half is asked for its distinct values next.
-            distinct = distinct or int(count[first - 1]) * 2 > n_inside
-            n_inside = int(count[first - 1])
+            distinct = distinct or inside * 2 > n_inside
+            n_inside = inside
         raise RuntimeError("distributed selection did not converge in 200 steps (NaN margins?)")
 
     def _decided(self, pivots, first, mass, sq, S, below, hi, S_hi) -> Threshold:
         """The answer when the interval before the first pivot that passes the test holds the
-        margin value ``pivots[first - 1]`` alone: the soft margin's rank-nu value is that one; the
-        projection's threshold is the next value, ``pivots[first]`` (or ``hi``)."""
+        margin value ``pivots[first - 1]`` alone (or, for the soft margin, that value's ties reach
+        the rank nu): the soft margin's rank-nu value is that one; the projection's threshold is the
+        next value, ``pivots[first]`` (or ``hi``)."""
         mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)])
         sq_below = below[1] + np.concatenate([[0.0], np.cumsum(sq)])
         j = first - 1
