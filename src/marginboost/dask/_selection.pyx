@@ -119,14 +119,14 @@ cdef inline void _exp_chunk(const double* arg, double* clamped, double* out, int
 
 
 def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1] pivots, double eta, bint with_exp):
-    """``(inside, weights, count, mass, sq, e, top, tie_count, tie_mass, tie_sq)``: the margins of
-    ``q`` in ``[lo, hi)`` and their weights (``s``, or None: ones; then ``weights`` is None), and
-    per interval ``b`` of ``[pivots[b], pivots[b+1])`` (the last up to ``hi``; ``pivots[0] <= lo``)
-    the count, the weight, ``sum s q``, with ``with_exp`` ``sum s exp(-eta (q - pivots[b]))``, the
-    largest margin (-inf where none), and the count, weight and ``sum s q`` of its margins equal to
-    ``pivots[b]`` (ties: the search leaves them below its next interval), each summed in increasing
-    example index. Over ``(-inf, inf)`` (the first step of a hinted search) every margin is inside:
-    ``q`` and ``s`` are returned as they are, not copied."""
+    """``(inside, weights, count, mass, sq, e, tie_count, tie_mass, tie_sq)``: the margins of ``q``
+    in ``[lo, hi)`` and their weights (``s``, or None: ones; then ``weights`` is None), and per
+    interval ``b`` of ``[pivots[b], pivots[b+1])`` (the last up to ``hi``; ``pivots[0] <= lo``) the
+    count, the weight, ``sum s q``, with ``with_exp`` ``sum s exp(-eta (q - pivots[b]))``, and the
+    count, weight and ``sum s q`` of its margins equal to ``pivots[b]`` (ties: the search leaves them
+    below its next interval), each summed in increasing example index. Over ``(-inf, inf)`` (the
+    first step of a hinted search) every margin is inside: ``q`` and ``s`` are returned as they are,
+    not copied."""
     cdef Py_ssize_t n = q.shape[0], width = pivots.shape[0], i, k = 0, start, end, c, t, a
     cdef const double[::1] w
     cdef bint weighted = s is not None, whole = lo == -INFINITY and hi == INFINITY
@@ -149,11 +149,9 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
     mass_arr = np.zeros(width)
     sq_arr = np.zeros(width)
     e_arr = np.zeros(width)
-    top_arr = np.full(width, -np.inf)
     tie_count_arr = np.zeros(width, dtype=np.int64)
     tie_mass_arr = np.zeros(width)
     tie_sq_arr = np.zeros(width)
-    cdef double[::1] top = top_arr
     cdef long long[::1] tie_count = tie_count_arr
     cdef double[::1] tie_mass = tie_mass_arr
     cdef double[::1] tie_sq = tie_sq_arr
@@ -168,7 +166,8 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
     cdef double clamped[CHUNK]
     cdef int64_t scratch[CHUNK]
     cdef int32_t bucket[CHUNK]
-    cdef double x, wi
+    cdef uint8_t tie[CHUNK]
+    cdef double x, wi, ti
     cdef _Buckets bk
     cdef int failed = 0
     with nogil:
@@ -194,37 +193,42 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
                         c += (x >= lo) & (x < hi)
                 for t in range(c):
                     bucket[t] = <int32_t>_bucket(&bk, xs[t])
+                    tie[t] = xs[t] == pivots[bucket[t]]
                 if with_exp:
                     for t in range(c):
                         arg[t] = -eta * (xs[t] - pivots[bucket[t]])
                     _exp_chunk(arg, clamped, ex, scratch, c)
+                if not whole:
+                    memcpy(&out[k], xs, c * sizeof(double))
+                    if weighted:
+                        memcpy(&out_w[k], ws, c * sizeof(double))
+                # Without a branch on the ties (a coin toss where margins take few values); the sums
+                # of the unweighted masses are the counts, taken after the loop.
                 for t in range(c):
                     a = bucket[t]
                     x = xs[t]
                     wi = ws[t]
-                    if not whole:
-                        out[k + t] = x
-                        if weighted:
-                            out_w[k + t] = wi
+                    ti = wi * tie[t]
                     count[a] += 1
-                    mass[a] += wi
                     sq[a] += wi * x
+                    tie_count[a] += tie[t]
+                    tie_sq[a] += ti * x
+                    if weighted:
+                        mass[a] += wi
+                        tie_mass[a] += ti
                     if with_exp:
                         e[a] += wi * ex[t]
-                    if x > top[a]:
-                        top[a] = x
-                    if x == pivots[a]:
-                        tie_count[a] += 1
-                        tie_mass[a] += wi
-                        tie_sq[a] += wi * x
                 k += c
                 start = end
         free(bk.table)
         free(bk.pivots)
     if failed:
         raise MemoryError("interval_sums: no memory for the pivots' lookup table")
-    return (inside[:k], None if weights is None else weights[:k], count_arr, mass_arr, sq_arr, e_arr, top_arr,
-            tie_count_arr, tie_mass_arr, tie_sq_arr)
+    if not weighted:
+        mass_arr[:] = count_arr
+        tie_mass_arr[:] = tie_count_arr
+    return (inside[:k], None if weights is None else weights[:k], count_arr, mass_arr, sq_arr, e_arr, tie_count_arr,
+            tie_mass_arr, tie_sq_arr)
 
 
 def kl_block(const double[::1] q, s, double tau, double scale, double nu, double eta, delta):

@@ -83,8 +83,8 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
     distinct values, each with its summed weight); else ``('stats', sums, n, sample)``, ``sums``
     :func:`._selection.interval_sums`'s per interval ``[pivots[b], pivots[b+1])`` (``pivots[0] <=
-    lo``, the last up to ``hi``): count, mass, ``sum s q``, ``sum s exp(-eta (q - pivot))``, the
-    largest margin, and the count, mass and ``sum s q`` of the ties at the pivot; the sample drawn
+    lo``, the last up to ``hi``): count, mass, ``sum s q``, ``sum s exp(-eta (q - pivot))``, and the
+    count, mass and ``sum s q`` of the ties at the pivot; the sample drawn
     from its margins, or with ``distinct`` from its distinct margins (many ties: a sample of examples
     may show one value only, and the pivots would not split the interval). One compiled pass."""
     qa, sa, *sums = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None)
@@ -162,9 +162,9 @@ class _Search:
                                          self.seed, step, distinct)
             if all(a[0] == "all" for a in answers):
                 return self._exact(answers, below, hi, S_hi)
-            sums = [np.zeros(pivots.shape[0], dtype=np.int64)] + [np.zeros(pivots.shape[0]) for _ in range(3)]
-            sums += [np.full(pivots.shape[0], -np.inf), np.zeros(pivots.shape[0], dtype=np.int64),
-                     np.zeros(pivots.shape[0]), np.zeros(pivots.shape[0])]
+            width = pivots.shape[0]
+            sums = [np.zeros(width, dtype=np.int64), np.zeros(width), np.zeros(width), np.zeros(width),
+                    np.zeros(width, dtype=np.int64), np.zeros(width), np.zeros(width)]
             sizes, samples = [], []
             for a in answers:  # in block order: the same sums every run
                 if a[0] == "all":
@@ -177,9 +177,8 @@ class _Search:
                     part = a[1]
                     sizes.append(a[2])
                     samples.append(a[3])
-                for i, (total, x) in enumerate(zip(sums, part)):
-                    sums[i] = np.maximum(total, x) if i == 4 else total + x
-            count, mass, sq, e, top, tie_count, tie_mass, tie_sq = sums
+                sums = [total + x for total, x in zip(sums, part)]
+            count, mass, sq, e, tie_count, tie_mass, tie_sq = sums
             if step == 1 and self.hint is not None:  # the samples are of all margins: the next search's pivots
                 fresh = _pivots(-np.inf, np.inf, samples, sizes)[1:]
                 self.hint.pivots = fresh if fresh.shape[0] else None
@@ -190,7 +189,7 @@ class _Search:
             if first == 0:  # in the first step only (lo fails the test after it): tau = the smallest margin
                 return Threshold(float(lo), float(below[0]), float(below[1]), float(S[0]))
             j = first - 1
-            if top[j] <= pivots[j]:  # [pivots[j], next) holds one margin value, pivots[j] (ties): decided
+            if count[j] == tie_count[j]:  # [pivots[j], next) holds one margin value, pivots[j] (ties): decided
                 return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
             if self.eta is None and mass_below[j] + tie_mass[j] >= self.nu:  # the rank-nu margin is pivots[j]
                 return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
