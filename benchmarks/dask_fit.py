@@ -13,8 +13,9 @@ of ``--threads`` threads). Fitted on the same data, each for ``--rounds`` rounds
   this process (the data fits here at the sizes run): ms per round, with ``n_jobs`` 1 and the
   cluster's thread count;
 * ``lightgbm.dask.DaskLGBMClassifier`` (``num_leaves=4, max_depth=2``, 255 bins) on the same
-  collections: ms per round as the difference of a fit of ``2 rounds`` and one of ``rounds``,
-  divided by ``rounds`` (its setup, the data's transfer into LightGBM, excluded as ours is).
+  collections: ms per round as the difference of a fit of ``6 rounds`` and one of ``rounds``,
+  divided by ``5 rounds`` (its setup, the data's transfer into LightGBM, excluded as ours is; at
+  ``2 rounds`` the setup's variation, seconds at 10^7 rows, swamped the difference).
 
 The ratios are of one run, on one machine.
 
@@ -23,6 +24,7 @@ The ratios are of one run, on one machine.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import shlex
 import sys
@@ -98,7 +100,9 @@ def main(argv=None):
              f"Command: `python benchmarks/{' '.join(shlex.quote(a) for a in ['dask_fit.py', *sys.argv[1:]])}`",
              f"marginboost {marginboost.__version__}, dask {dask.__version__}, Python {platform.python_version()}, "
              f"{platform.machine()}; {args.rounds} rounds each; MLPBoost nu = 0.1m, secondary 'newton', depth-2 "
-             "histogram trees, 255 bins.", ""]
+             "histogram trees, 255 bins. glibc malloc settings of every process (the client, the in-memory fits and "
+             "the workers): " + (", ".join(f"`{k}={v}`" for k, v in sorted(os.environ.items()) if k.startswith("MALLOC_"))
+                                 or "the defaults"), ""]
     cluster = SubprocessCluster(n_workers=args.workers, threads_per_worker=args.threads, dashboard_address=":0",
                                 worker_kwargs={"memory_limit": args.memory_limit})
     with Client(cluster) as client:
@@ -120,12 +124,12 @@ def main(argv=None):
             from lightgbm.dask import DaskLGBMClassifier
 
             lgb_times = []
-            for n in (args.rounds, 2 * args.rounds):
+            for n in (args.rounds, 6 * args.rounds):
                 t = time.perf_counter()
                 DaskLGBMClassifier(n_estimators=n, num_leaves=4, max_depth=2, max_bin=255, learning_rate=0.1,
                                    verbose=-1, client=client).fit(X, y)
                 lgb_times.append(time.perf_counter() - t)
-            lightgbm_ms = (lgb_times[1] - lgb_times[0]) / args.rounds * 1e3
+            lightgbm_ms = (lgb_times[1] - lgb_times[0]) / (5 * args.rounds) * 1e3
         X_local, y_local = dask.compute(X, y)
     cluster.close()
     local_ms = {}

@@ -26,21 +26,21 @@ The soft margin ``rho(q)`` (the mean of the ``nu`` smallest margins, example i c
 times) is the same search with the test ``M(tau) >= nu``: below the first value where it holds
 lies the margin of rank ``nu``.
 
-The search (:class:`_Search`), one reduction a step: the client keeps an interval ``[lo, hi)``
-of margin values that holds the threshold, with ``M``, ``sum s q`` below ``lo`` and ``S`` from
-``hi`` on. Each block returns, for up to :data:`N_PIVOTS` pivots in the interval (margin values, chosen as
+The search (:class:`_Search`), one reduction a step: the client keeps an interval ``[lo, hi)`` of
+margin values that holds the threshold, with ``M``, ``sum s q`` below ``lo`` and ``S`` from ``hi``
+on. Each block returns, for up to :data:`N_PIVOTS` pivots in the interval (margin values, chosen as
 quantiles of the last step's samples), the counts, masses, ``sum s q`` and ``sum s exp(-eta (q -
 pivot))`` of the margins between consecutive pivots, and a random sample of its margins in the
-interval (at most :data:`SAMPLE`). The client evaluates the test at every pivot (``S`` by a suffix sum
-whose factors ``exp(-eta (pivot' - pivot))`` are at most 1: no overflow) and narrows the interval
-to the two pivots around the first that passes, the lower one left out: the test fails there, so
-the margins equal to it (each block also sums the ties at each pivot) join those below. Margins
-are sums of a few weights while the ensemble is small, most of them on a few values; a tie kept in
-the interval would fill it step after step. About 256x fewer margins a step. Once every block
-has at most :data:`SAMPLE` margins in the interval, they come back whole and the client finds the
-threshold among them exactly. At m = 10^7 in 8 blocks: a first look (minima and samples), or the
-last search's pivots, and 1-2 steps. The pivots only steer the search: the threshold found is the exact one for any
-pivots; the samples are drawn with fixed seeds, so a run repeats bit for bit.
+interval (at most :data:`SAMPLE`). The client evaluates the test at every pivot (``S`` by a suffix
+sum whose factors ``exp(-eta (pivot' - pivot))`` are at most 1: no overflow) and narrows the
+interval to the two pivots around the first that passes, the lower one left out: the test fails
+there, so the margins equal to it (each block also sums the ties at each pivot) join those below.
+Margins are sums of a few weights while the ensemble is small, most of them on a few values; a tie
+kept in the interval would fill it step after step. About 256x fewer margins a step. Once every
+block has at most :data:`SAMPLE` margins in the interval, they come back whole and the client finds
+the threshold among them exactly. At m = 10^7 in 8 blocks: a first look (minima and samples), or
+the last search's pivots, and 1-2 steps. The pivots only steer the search: the threshold found is
+the exact one for any pivots; the samples are drawn with fixed seeds, so a run repeats bit for bit.
 """
 from __future__ import annotations
 
