@@ -61,9 +61,8 @@ def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     """Left masks over ``rows`` of every split of one feature: each cut of the finite values
     (``x <= v`` left, v a distinct value) with the missing values left or right (with ``w`` and
     ``z`` > 0: on the side where the cut sends the column's mean unless (M - n_M S / n)^2 > z^2 n_M Q /
-    n, or the mean lies strictly between the cut's two values), and the finite values against the
-    missing ones where that test passes or the mean lies outside the finite values (the cuts of the
-    mean-imputed values); both sides non-empty."""
+    n), and the finite values against the missing ones where that test passes or the mean exceeds
+    every finite value (a cut of the mean-imputed values); both sides non-empty."""
     x = column[rows]
     nan = np.isnan(x)
     finite = x[~nan]
@@ -76,12 +75,11 @@ def cuts(column: np.ndarray, rows: np.ndarray, w=None, z: float = 0.0):
     values = np.unique(finite)
     for v, after in zip(values, list(values[1:]) + [None]):
         threshold = v if after is None else midpoint(v, after)  # the cut's, as the learners set it
-        straddle = after is not None and v < mean < after  # mean imputation has a cut on each side of it
-        for missing_left in (False, True) if by_edge or straddle else (bool(mean <= threshold),):
+        for missing_left in (False, True) if by_edge else (bool(mean <= threshold),):
             left = (x <= v) | (nan & missing_left)
             if left.any() and not left.all():
                 yield left
-    if nan.any() and finite.size and (by_edge or not finite.min() <= mean <= finite.max()):
+    if nan.any() and finite.size and (by_edge or mean > finite.max()):
         yield ~nan
 
 
@@ -269,15 +267,14 @@ def test_missing_values_go_to_the_side_of_larger_edge():
 
 @pytest.mark.parametrize("n_missing, side", [(20, False), (2, True)])
 def test_missing_values_of_insignificant_sum_go_to_the_side_of_the_mean(n_missing, side):
-    """A hundred negatives at 0, ten at 0.5, a hundred positives at 1, and ``n_missing`` positives
-    missing, d uniform (1/m); the mean is 0.5, a value of the column (so no cut lies on both sides
-    of it). The missing sum departs from its share of the total by D = 220 n_M / m^2, and the z-test
-    D^2 > z^2 n_M Q / m (Q = 1 / m, z = 3) passes for 48400 n_M > 9 m^2: twenty missing positives
-    join the positives (the side of larger edge); two fail the test and join the side where the best
-    cut, ``x <= 0.75``, sends the mean, the left, though the right has the larger edge."""
+    """A hundred negatives at 0, a hundred positives at 1, and ``n_missing`` positives missing, d
+    uniform (1/m): the missing sum departs from its share of the total by D = 200 n_M / m^2, and the
+    z-test D^2 > z^2 n_M Q / m (Q = 1 / m, z = 3) passes for 40000 n_M > 9 m^2: twenty missing
+    positives join the positives (the side of larger edge); two fail the test and join the side of
+    the mean 0.5 (the cut's threshold), the left, though the right has the larger edge."""
     assert MISSING_Z == 3.0
-    X = np.array([[0.0]] * 100 + [[0.5]] * 10 + [[1.0]] * 100 + [[np.nan]] * n_missing)
-    y = np.array([-1.0] * 110 + [1.0] * (100 + n_missing))
+    X = np.array([[0.0]] * 100 + [[1.0]] * 100 + [[np.nan]] * n_missing)
+    y = np.array([-1.0] * 100 + [1.0] * (100 + n_missing))
     d = np.full(y.shape[0], 1 / y.shape[0])
     for learner in (DecisionStump(), HistogramStump(), EdgeTree(1), HistogramTree(1)):
         h, out = learner.prepare(X, y)(d)

@@ -807,7 +807,7 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
     the missing bin, whose ``lower`` +inf makes the raw threshold the largest value)."""
     cdef _Stump best
     cdef double left, er, el, e, miss, best_v = total
-    cdef int64_t prev, b, nb, best_feature = 0, best_a = -1, best_c = -1, n_left, n_finite, first = 0
+    cdef int64_t prev, b, nb, best_feature = 0, best_a = -1, best_c = -1, n_left, n_finite
     cdef bint to_left, by_edge, best_missing_left = False
     cdef Py_ssize_t j
     cdef const double* h
@@ -828,17 +828,11 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
         for b in range(nb):
             if cn[b] == 0:
                 continue
-            if prev < 0:
-                first = b
-            else:
+            if prev >= 0:
                 er = total - 2.0 * left
                 el = total - 2.0 * (left + miss)
                 if by_edge:
                     to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * n_left >= n_finite)
-                elif means != NULL and missing[j] and upper[j * bw + prev] < means[j] and means[j] < lower[j * bw + b]:
-                    # the mean between the cut's two bins: the mean-imputed data has a cut on each side
-                    to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er)
-                                                      and means[j] <= midpoint(upper[j * bw + prev], lower[j * bw + b]))
                 elif means != NULL and missing[j]:
                     to_left = means[j] <= midpoint(upper[j * bw + prev], lower[j * bw + b])
                 else:
@@ -852,8 +846,7 @@ cdef _Stump _stump_sweep_missing(const double* hist, const count_t* counts, cons
             prev = b
         # the value bins against the missing bin: where M departs, or where the mean, past the last
         # value bin, puts it there (a cut of the mean-imputed data)
-        if missing[j] and prev >= 0 and (by_edge or (means != NULL and (means[j] > upper[j * bw + prev]
-                                                                         or means[j] < lower[j * bw + first]))):
+        if missing[j] and prev >= 0 and (by_edge or (means != NULL and means[j] > upper[j * bw + prev])):
             er = total - 2.0 * left
             if fabs(er) > fabs(best_v):
                 best_v = er
@@ -1018,7 +1011,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
     then that side's; then, where M passes the test or the mean lies past the node's last value bin, the cut
     of the value bins against the missing bin, missing right."""
     cdef Py_ssize_t n, j
-    cdef int64_t b, prev, nb, n_left, n_finite, first = 0
+    cdef int64_t b, prev, nb, n_left, n_finite
     cdef double left, total, tol, miss, sr, sl, score, node_noise
     cdef bint to_left, by_edge, by_mean
     cdef const double* h
@@ -1044,18 +1037,11 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
             for b in range(nb):
                 if c[b] == 0:
                     continue
-                if prev < 0:
-                    first = b
-                else:
+                if prev >= 0:
                     sr = fabs(left) + fabs(total - left)
                     sl = fabs(left + miss) + fabs(total - left - miss)
                     if by_edge:
                         to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * n_left >= n_finite)
-                        score = sl if sl > sr else sr
-                    elif by_mean and upper[j * bw + prev] < means[j] and means[j] < lower[j * bw + b]:
-                        # the mean between the cut's two bins: the mean-imputed data has a cut on each side
-                        to_left = (sl > sr + tol) or (not (sr > sl + tol) and
-                                                      means[j] <= midpoint(upper[j * bw + prev], lower[j * bw + b]))
                         score = sl if sl > sr else sr
                     else:
                         if by_mean:
@@ -1072,8 +1058,7 @@ cdef void _splits_sweep_missing(const double* hist, const count_t* counts, const
                 left += h[b]
                 n_left += c[b]
                 prev = b
-            if missing[j] and c[nb] > 0 and prev >= 0 and (by_edge or (by_mean and (means[j] > upper[j * bw + prev]
-                                                                                 or means[j] < lower[j * bw + first]))):
+            if missing[j] and c[nb] > 0 and prev >= 0 and (by_edge or (by_mean and means[j] > upper[j * bw + prev])):
                 sr = fabs(left) + fabs(total - left)
                 if sr > best_score[n] + tol:
                     best_score[n] = sr

@@ -164,10 +164,6 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                     el = total - 2.0 * (left + miss)
                     if by_edge:
                         to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and 2 * k >= fin)
-                    elif med != NULL and fin < m and last < med[j] and med[j] < v:
-                        # the mean between the cut's two values: the mean-imputed data has a cut on
-                        # each side of it
-                        to_left = fabs(el) > fabs(er) or (fabs(el) == fabs(er) and med[j] <= midpoint(last, v))
                     elif med != NULL and fin < m:
                         to_left = med[j] <= midpoint(last, v)
                     else:
@@ -183,8 +179,8 @@ def _best_stump_missing(const double[:, ::1] vals, const int64_t[:, ::1] order, 
                 left += w[<uint64_t>rank[k]]
                 last = v
             # the finite values against the missing ones: where M departs, or where the mean, past
-            # the finite values, puts them there (a cut of the mean-imputed data)
-            if fin < m and (by_edge or (med != NULL and (med[j] > last or med[j] < values[0]))):
+            # the largest value, puts them there (a cut of the mean-imputed data)
+            if fin < m and (by_edge or (med != NULL and med[j] > last)):
                 er = total - 2.0 * left
                 if fabs(er) > best_edge:
                     best_edge = fabs(er)

@@ -353,10 +353,6 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
             if by_edge:
                 to_left = (sl > sr + tol) or (not (sr > sl + tol) and 2 * (k - lo) >= fin - lo)
                 score = sl if sl > sr else sr
-            elif by_mean and last < mean[0] and mean[0] < v:
-                # the mean between the cut's two values: the mean-imputed data has a cut on each side
-                to_left = sl > sr + tol or (not (sr > sl + tol) and mean[0] <= midpoint(last, v))
-                score = sl if sl > sr else sr
             else:
                 to_left = mean[0] <= midpoint(last, v) if by_mean else 2 * (k - lo) >= fin - lo
                 score = sl if to_left else sr
@@ -369,8 +365,8 @@ cdef inline void _sweep_missing(const double* values, const int64_t* rank, const
         left += w[<uint64_t>rank[k]] if rank != NULL else w[k]
         last = v
     # The finite examples against the missing ones: where M departs (.missing_side), or where the
-    # mean, past the node's values, puts them there (a cut of the mean-imputed data).
-    if fin < hi and (by_edge or (by_mean and (mean[0] > last or mean[0] < values[lo]))):
+    # mean, past the node's largest value, puts them there (a cut of the mean-imputed data).
+    if fin < hi and (by_edge or (by_mean and mean[0] > last)):
         sr = fabs(left) + fabs(total - left)
         if sr > best + tol:
             best_score[n] = sr
