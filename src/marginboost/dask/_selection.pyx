@@ -291,7 +291,7 @@ def distinct_sums(const double[::1] q, s, Py_ssize_t limit):
     """``(values, masses)``: the distinct values of ``q`` in the order they first occur, each with
     its summed weight (``s``, or None: ones; summed in increasing index, as ``bincount`` sums), or
     None where there are more than ``limit``. One pass through a hash table of at least ``2 limit``
-    slots; ``np.unique`` sorted the values (60-100 ms at 1.25 million margins a block, 20x this)."""
+    slots; ``np.unique`` sorted the values (130 ms at 1.25 million margins of 200 values, 35x this)."""
     cdef Py_ssize_t n = q.shape[0], i, k = 0, cap = 16, shift = 60, slot
     cdef const double[::1] w
     cdef bint weighted = s is not None, overflow = False

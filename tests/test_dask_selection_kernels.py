@@ -1,0 +1,87 @@
+"""The compiled passes of the distributed selection (``marginboost.dask._selection``) against numpy.
+
+``interval_sums``: per interval between consecutive pivots, the count, mass, ``sum s q``, ``sum s
+exp(-eta (q - pivot))`` and the ties at the pivot, over margins with and without ties, weights,
+spreads that defeat the pivots' lookup table, and the hinted first step over (-inf, inf);
+``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``.
+"""
+import numpy as np
+import pytest
+
+pytest.importorskip("dask")
+from marginboost.dask._selection import distinct_sums, interval_sums, kl_block  # noqa: E402
+
+
+def reference_sums(q, s, lo, hi, pivots, eta):
+    inside = (q >= lo) & (q < hi)
+    qa = q[inside]
+    sa = np.ones(qa.shape[0]) if s is None else s[inside]
+    b = np.searchsorted(pivots, qa, side="right") - 1
+    width = pivots.shape[0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.bincount(b, sa * np.exp(-eta * (qa - pivots[b])), width)
+    tie = qa == pivots[b]
+    return (qa, np.bincount(b, minlength=width), np.bincount(b, sa, width), np.bincount(b, sa * qa, width), e,
+            np.bincount(b[tie], minlength=width), np.bincount(b[tie], sa[tie], width),
+            np.bincount(b[tie], (sa * qa)[tie], width))
+
+
+def margins(rng, kind, n):
+    if kind == "normal":
+        return rng.standard_normal(n)
+    if kind == "rounded":
+        return np.round(rng.standard_normal(n), 1)
+    if kind == "spread":  # a few margins a million times the rest: the table's cells are too coarse
+        return np.concatenate([rng.standard_normal(n - n // 50), rng.standard_normal(n // 50) * 1e6])
+    return rng.integers(0, 6, n) * 0.3  # a few values: heavy ties
+
+
+@pytest.mark.parametrize("kind", ["normal", "rounded", "spread", "few"])
+def test_interval_sums_equal_numpy(kind):
+    rng = np.random.default_rng(len(kind))
+    for trial in range(60):
+        n = int(rng.integers(0, 5000))
+        q = margins(rng, kind, n)
+        s = rng.exponential(size=n) if trial % 2 else None
+        pivots = np.unique(rng.choice(q, min(int(rng.integers(1, 300)), n))) if n else np.array([0.0])
+        if trial % 3 == 0:  # a hinted first step
+            pivots, lo, hi = np.concatenate([[-np.inf], pivots]), -np.inf, np.inf
+        else:
+            lo, hi = pivots[0], (np.inf if trial % 5 == 0 else pivots[-1] + 1.0)
+        eta = (1.0, 30.0, 3000.0)[trial % 3]
+        got = interval_sums(q, s, lo, hi, pivots, eta, True)
+        want = reference_sums(q, s, lo, hi, pivots, eta)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[2], want[1])  # counts
+        np.testing.assert_array_equal(got[6], want[5])  # ties' counts
+        for g, w in zip(got[3:6] + got[7:], want[2:5] + want[6:]):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)
+        if s is None:
+            assert got[1] is None
+
+
+def test_kl_block_equals_numpy():
+    rng = np.random.default_rng(5)
+    q, s, delta = rng.standard_normal(3000), rng.exponential(size=3000), rng.standard_normal(3000)
+    tau, scale, nu, eta = 0.3, 0.01, 300.0, 40.0
+    d, sums = kl_block(q, s, tau, scale, nu, eta, delta)
+    want = np.where(q < tau, s / nu, s * scale * np.exp(-eta * (q - tau)))
+    np.testing.assert_allclose(d, want, rtol=1e-14)
+    free = want < (s / nu) * (1 - 1e-12)
+    np.testing.assert_allclose(sums, (want @ delta, (want * delta)[free] @ delta[free], (want * delta)[free].sum(),
+                                      want[free].sum()), rtol=1e-12)
+    assert kl_block(q, None, tau, scale, nu, eta, None)[1] is None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_distinct_sums_equal_unique_and_bincount(weighted):
+    rng = np.random.default_rng(7)
+    for q in (rng.integers(0, 200, 20000) * 0.37, np.round(rng.standard_normal(5000), 2), np.array([0.0, -0.0, 1.0]),
+              np.zeros(0)):
+        s = rng.random(q.shape[0]) if weighted else None
+        values, masses = distinct_sums(q, s, 1000)
+        unique, inverse = np.unique(q, return_inverse=True)
+        order = np.argsort(values)
+        np.testing.assert_array_equal(values[order], unique)
+        np.testing.assert_array_equal(masses[order], np.bincount(inverse.ravel(), weights=s, minlength=unique.shape[0]))
+    assert distinct_sums(np.arange(10.0), None, 9) is None  # more distinct values than the limit
