@@ -189,9 +189,9 @@ class _Search:
             if first == 0:  # in the first step only (lo fails the test after it): tau = the smallest margin
                 return Threshold(float(lo), float(below[0]), float(below[1]), float(S[0]))
             j = first - 1
-            if count[j] == tie_count[j]:  # [pivots[j], next) holds one margin value, pivots[j] (ties): decided
-                return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
-            if self.eta is None and mass_below[j] + tie_mass[j] >= self.nu:  # the rank-nu margin is pivots[j]
+            # Decided where [pivots[j], next) holds one margin value, pivots[j] (ties), or, for the soft
+            # margin, where the ties at pivots[j] reach the rank nu (the rank-nu margin is pivots[j]).
+            if count[j] == tie_count[j] or (self.eta is None and mass_below[j] + tie_mass[j] >= self.nu):
                 return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
             # The threshold lies in (pivots[j], pivots[first]) (or up to hi), or is pivots[first]:
             # the test fails at pivots[j], so its ties join the margins below the next interval,

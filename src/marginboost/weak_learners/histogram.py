@@ -200,7 +200,6 @@ def level_stats(codes, w, routing, n_nodes: int, width: int, with_hist: bool, th
                       counts.reshape(p, n_nodes, width), leaf, squares)
 
 
-
 def stump_predictions(codes, feature: int, cut: int, sign: float, missing_code: int = -1) -> np.ndarray:
     """h(x) = sign if code > cut and code != missing_code else -sign; cut -1 is the constant ``sign``."""
     if cut < 0:
