@@ -13,6 +13,8 @@ Flags, and why:
   same input gives the same bits on every machine.
 * ``-fno-trapping-math -fno-math-errno``: no floating-point traps or ``errno`` to preserve (LLVM's,
   so numba's, default), which lets ``floor`` and ``sqrt`` vectorise; values are unchanged.
+* numpy's headers on the include path: :mod:`marginboost.dask._block_memory` is a numpy allocator
+  (NEP 49); the other kernels take typed memoryviews and need none.
 * OpenMP (``-fopenmp``) for the ``prange`` kernels (histogram groups, binning), when the compiler
   has it; without it those loops run serially and the build says so.
 """
@@ -24,6 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -81,7 +84,7 @@ class BuildKernels(build_ext):
 
 def _extension(path: Path) -> Extension:
     module = ".".join(path.relative_to(ROOT / "src").with_suffix("").parts)
-    return Extension(module, [str(path.relative_to(ROOT))])
+    return Extension(module, [str(path.relative_to(ROOT))], include_dirs=[numpy.get_include()])
 
 
 setup(

@@ -42,7 +42,8 @@ def scattered(layout, x):
 @pytest.mark.parametrize("m, n_blocks", [(60, 3), (30000, 4), (100000, 4)])
 def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
     """Blocks below and above the size at which a block sends all its margins (8192); ties (one value
-    held by most margins, a few values in all); weights; pivots hinted by the last projection."""
+    held by most margins, a few values in all); weights; pivots hinted by the last projection, of
+    other margins (the soft margin searched with a projection starts from them too)."""
     rng = np.random.default_rng(m)
     layout = RowLayout(client, np.linspace(0, m, n_blocks + 1).astype(int))
     heavy_tie = np.where(rng.random(m) < 0.9, 0.25, rng.standard_normal(m))  # most margins one value
@@ -59,7 +60,13 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
                     d0, v0, sums0 = kl_projection_and_value(q, nu, eta, w, delta)
                     if v0 != v0:  # the kernel's closed form needed a second scale: the direct sum
                         v0 = d0 @ q + relative_entropy_to_uniform(d0, w) / eta
-                    d1, v1, sums1 = distributed_kl_projection(qd, nu, eta, wd, deltad, hint=hint)
+                    with_soft = eta == 300.0
+                    d1, v1, sums1, *rho = distributed_kl_projection(qd, nu, eta, wd, deltad, hint=hint,
+                                                                    soft_margin=with_soft)
+                    if with_soft:
+                        assert rho[0] == pytest.approx(soft_margin(q, nu, w), rel=1e-11, abs=1e-12)
+                    else:
+                        assert rho == []
                     np.testing.assert_allclose(d1.compute(), d0, rtol=1e-11, atol=1e-15 * d0.max())
                     assert v1 == pytest.approx(v0, rel=1e-11, abs=1e-11)
                     np.testing.assert_allclose(sums1, sums0, rtol=1e-9, atol=1e-13)

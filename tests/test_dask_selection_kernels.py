@@ -2,7 +2,8 @@
 
 ``interval_sums``: per interval between consecutive pivots, the count, mass, ``sum s q``, ``sum s
 exp(-eta (q - pivot))`` and the ties at the pivot, over margins with and without ties, weights,
-spreads that defeat the pivots' lookup table, and the hinted first step over (-inf, inf);
+spreads that defeat the pivots' lookup table, the hinted first step over (-inf, inf), and the sums
+of the margins outside a window;
 ``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``.
 """
 import numpy as np
@@ -49,15 +50,25 @@ def test_interval_sums_equal_numpy(kind):
         else:
             lo, hi = pivots[0], (np.inf if trial % 5 == 0 else pivots[-1] + 1.0)
         eta = (1.0, 30.0, 3000.0)[trial % 3]
-        got = interval_sums(q, s, lo, hi, pivots, eta, True)
+        got = interval_sums(q, s, lo, hi, pivots, eta, True, outside=trial % 3 != 0)
         want = reference_sums(q, s, lo, hi, pivots, eta)
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[2], want[1])  # counts
         np.testing.assert_array_equal(got[6], want[5])  # ties' counts
-        for g, w in zip(got[3:6] + got[7:], want[2:5] + want[6:]):
+        for g, w in zip(got[3:6] + got[7:9], want[2:5] + want[6:], strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)
         if s is None:
             assert got[1] is None
+        if trial % 3 == 0:
+            assert got[9] is None
+        else:  # the window's outside: count, mass and sum s q below lo; S at hi from hi on
+            w_all = np.ones(n) if s is None else s
+            below, above = q < lo, q >= hi
+            with np.errstate(over="ignore"):
+                want_e = float(np.sum(w_all[above] * np.exp(-eta * (q[above] - hi))))
+            assert got[9][0] == np.count_nonzero(below)
+            np.testing.assert_allclose(got[9][1:], (w_all[below].sum(), (w_all * q)[below].sum(), want_e),
+                                       rtol=1e-12, atol=1e-300)
 
 
 def test_kl_block_equals_numpy():
@@ -85,3 +96,17 @@ def test_distinct_sums_equal_unique_and_bincount(weighted):
         np.testing.assert_array_equal(values[order], unique)
         np.testing.assert_array_equal(masses[order], np.bincount(inverse.ravel(), weights=s, minlength=unique.shape[0]))
     assert distinct_sums(np.arange(10.0), None, 9) is None  # more distinct values than the limit
+
+
+def test_distinct_sums_in_an_interval():
+    rng = np.random.default_rng(8)
+    q = rng.integers(0, 50, 5000) * 0.5
+    s = rng.random(q.shape[0])
+    lo, hi = 3.0, 11.5
+    inside = (q >= lo) & (q < hi)
+    values, masses = distinct_sums(q, s, 1000, lo, hi)
+    unique, inverse = np.unique(q[inside], return_inverse=True)
+    order = np.argsort(values)
+    np.testing.assert_array_equal(values[order], unique)  # 3.0 in, 11.5 out
+    np.testing.assert_array_equal(masses[order], np.bincount(inverse, weights=s[inside]))
+    assert distinct_sums(q, s, 16, lo, hi) is None and distinct_sums(q, s, 17, lo, hi) is not None

@@ -118,15 +118,18 @@ cdef inline void _exp_chunk(const double* arg, double* clamped, double* out, int
             out[t] = exp(arg[t])
 
 
-def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1] pivots, double eta, bint with_exp):
-    """``(inside, weights, count, mass, sq, e, tie_count, tie_mass, tie_sq)``: the margins of ``q``
+def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1] pivots, double eta, bint with_exp,
+                  bint outside=False):
+    """``(inside, weights, count, mass, sq, e, tie_count, tie_mass, tie_sq, beyond)``: the margins of ``q``
     in ``[lo, hi)`` and their weights (``s``, or None: ones; then ``weights`` is None), and per
     interval ``b`` of ``[pivots[b], pivots[b+1])`` (the last up to ``hi``; ``pivots[0] <= lo``) the
     count, the weight, ``sum s q``, with ``with_exp`` ``sum s exp(-eta (q - pivots[b]))``, and the
     count, weight and ``sum s q`` of its margins equal to ``pivots[b]`` (ties: the search leaves them
     below its next interval), each summed in increasing example index. Over ``(-inf, inf)`` (the
     first step of a hinted search) every margin is inside: ``q`` and ``s`` are returned as they are,
-    not copied."""
+    not copied. ``beyond``: None, or with ``outside`` the sums of the margins outside ``[lo, hi)``
+    (a search's window): ``(count, mass, sum s q)`` of those below ``lo`` and, with ``with_exp``,
+    ``sum s exp(-eta (q - hi))`` of those from ``hi`` on (else 0)."""
     cdef Py_ssize_t n = q.shape[0], width = pivots.shape[0], i, k = 0, start, end, c, t, a
     cdef const double[::1] w
     cdef bint weighted = s is not None, whole = lo == -INFINITY and hi == INFINITY
@@ -167,7 +170,9 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
     cdef int64_t scratch[CHUNK]
     cdef int32_t bucket[CHUNK]
     cdef uint8_t tie[CHUNK]
-    cdef double x, wi, ti
+    cdef double ws_above[CHUNK]
+    cdef double x, wi, ti, below_mass = 0.0, below_sq = 0.0, above_e = 0.0, is_below
+    cdef Py_ssize_t below_count = 0, n_above
     cdef _Buckets bk
     cdef int failed = 0
     with nogil:
@@ -176,6 +181,22 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
             start = 0
             while start < n:
                 end = min(n, start + CHUNK)
+                if outside:  # (first: arg and ex are the inside margins' after it)
+                    n_above = 0
+                    for i in range(start, end):
+                        x = q[i]
+                        wi = w[i] if weighted else 1.0
+                        is_below = x < lo
+                        below_count += <Py_ssize_t>is_below
+                        below_mass += wi * is_below
+                        below_sq += wi * x * is_below
+                        arg[n_above] = -eta * (x - hi)
+                        ws_above[n_above] = wi
+                        n_above += x >= hi
+                    if with_exp:
+                        _exp_chunk(arg, clamped, ex, scratch, n_above)
+                        for t in range(n_above):
+                            above_e += ws_above[t] * ex[t]
                 c = 0
                 # Without a branch: whether a margin is inside is a coin toss in a hinted step's
                 # range, and a mispredicted branch cost more than the rest of this loop.
@@ -227,8 +248,9 @@ def interval_sums(const double[::1] q, s, double lo, double hi, const double[::1
     if not weighted:
         mass_arr[:] = count_arr
         tie_mass_arr[:] = tie_count_arr
+    beyond = (int(below_count), below_mass, below_sq, above_e) if outside else None
     return (inside[:k], None if weights is None else weights[:k], count_arr, mass_arr, sq_arr, e_arr, tie_count_arr,
-            tie_mass_arr, tie_sq_arr)
+            tie_mass_arr, tie_sq_arr, beyond)
 
 
 def kl_block(const double[::1] q, s, double tau, double scale, double nu, double eta, delta):
@@ -287,11 +309,12 @@ def kl_block(const double[::1] q, s, double tau, double scale, double nu, double
     return d_arr, (slope, sq, lin, mass)
 
 
-def distinct_sums(const double[::1] q, s, Py_ssize_t limit):
-    """``(values, masses)``: the distinct values of ``q`` in the order they first occur, each with
-    its summed weight (``s``, or None: ones; summed in increasing index, as ``bincount`` sums), or
-    None where there are more than ``limit``. One pass through a hash table of at least ``2 limit``
-    slots; ``np.unique`` sorted the values (130 ms at 1.25 million margins of 200 values, 35x this)."""
+def distinct_sums(const double[::1] q, s, Py_ssize_t limit, double lo=-INFINITY, double hi=INFINITY):
+    """``(values, masses)``: the distinct values of ``q`` in ``[lo, hi)`` in the order they first
+    occur, each with its summed weight (``s``, or None: ones; summed in increasing index, as
+    ``bincount`` sums), or None where there are more than ``limit``. One pass through a hash table
+    of at least ``2 limit`` slots; ``np.unique`` sorted the values (130 ms at 1.25 million margins of
+    200 values, 35x this)."""
     cdef Py_ssize_t n = q.shape[0], i, k = 0, cap = 16, shift = 60, slot
     cdef const double[::1] w
     cdef bint weighted = s is not None, overflow = False
@@ -317,6 +340,8 @@ def distinct_sums(const double[::1] q, s, Py_ssize_t limit):
     with nogil:
         for i in range(n):
             x = q[i]
+            if not (x >= lo and x < hi):
+                continue
             if x == 0.0:
                 x = 0.0  # (-0.0 is 0.0)
             memcpy(&bits, &x, 8)

@@ -14,6 +14,7 @@ import dask.array as da
 import numpy as np
 from distributed import default_client
 
+from marginboost.dask import _block_memory
 from marginboost.dask.data import as_dask_matrix, data_token, pm_labels, rows_like, training_data
 from marginboost.estimators.base import EarlyStopping, weighted_vote
 from marginboost.estimators.compat import Interval, StrOptions, available_if
@@ -37,6 +38,25 @@ def _neg_squared_error_block(X, y, hypotheses, weights, offset):
     """Minus the sum of the squared errors of the model ``offset + sum_j w_j h_j`` on the block."""
     f = weighted_vote(hypotheses, weights, X, offset)
     return -float(np.sum((y - f) ** 2))
+
+
+# The block memory's cache a worker keeps during a fit (:mod:`marginboost.dask._block_memory`):
+# 512 MiB, or a sixteenth of the worker's memory limit where that is less.
+BLOCK_MEMORY_BYTES = 512 << 20
+BLOCK_MEMORY_SHARE = 16
+
+
+def _open_block_memory(dask_worker=None):
+    """Sets the worker's cache limit for a fit (:data:`BLOCK_MEMORY_BYTES`, at most its memory
+    limit / :data:`BLOCK_MEMORY_SHARE`)."""
+    memory_limit = getattr(dask_worker, "memory_limit", None) or 0
+    bound = BLOCK_MEMORY_BYTES if memory_limit <= 0 else min(BLOCK_MEMORY_BYTES, memory_limit // BLOCK_MEMORY_SHARE)
+    _block_memory.limit(bound)
+
+
+def _close_block_memory(dask_worker=None):
+    """Frees the worker's cached blocks (the fit is over)."""
+    _block_memory.release()
 
 
 class DaskEarlyStopping(EarlyStopping):
@@ -127,21 +147,31 @@ class DaskFitMixin:
             raise ValueError(f"{type(self).__name__}: early_stopping on a cluster needs eval_set=(X_val, y_val), dask "
                              "collections of held-out rows (validation_fraction would split X's partitions)")
         client = self._client()
-        with client.as_current():
-            token = data_token(X, y, sample_weight, self.max_bins)
-            known = getattr(self, "_training_data", None) if self.warm_start else None
-            if known is not None and known.token == token:
-                data = known  # a warm start on the same collections: binned already
-            else:
-                data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token,
-                                     regression=self._dask_regression)
-            if data.classes is not None and data.classes.shape[0] > 2:
-                self._fit_one_vs_rest(data, eval_set)
-            else:
-                self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
-                self._fit_binary(data, eval_set)
-            self._training_data = data if self.warm_start else None
+        client.run(_open_block_memory, on_error="ignore")
+        try:
+            with client.as_current():
+                self._fit_on(client, X, y, sample_weight, eval_set)
+        finally:
+            if client.status == "running":
+                client.run(_close_block_memory, on_error="ignore")
         return self
+
+    def _fit_on(self, client, X, y, sample_weight, eval_set) -> None:
+        """:meth:`fit` once the parameters are checked: bin the data on the workers (or reuse it on a
+        warm start) and boost."""
+        token = data_token(X, y, sample_weight, self.max_bins)
+        known = getattr(self, "_training_data", None) if self.warm_start else None
+        if known is not None and known.token == token:
+            data = known  # a warm start on the same collections: binned already
+        else:
+            data = training_data(X, y, sample_weight, client=client, max_bins=self.max_bins, token=token,
+                                 regression=self._dask_regression)
+        if data.classes is not None and data.classes.shape[0] > 2:
+            self._fit_one_vs_rest(data, eval_set)
+        else:
+            self.__dict__.pop("estimators_", None)  # the binary fit sets every other attribute anew
+            self._fit_binary(data, eval_set)
+        self._training_data = data if self.warm_start else None
 
     def _check_cluster_parameters(self) -> None:
         """Refuse parameter values the family's cluster fit does not take (none here)."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from marginboost.core.bit_matrix import BitMarginMatrix
 from marginboost.core.margin_matrix import MarginMatrix
-from marginboost.dask.rows import PerBlock, RowVector
+from marginboost.dask.rows import PerBlock, RowVector, submit_pooled
 from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_hessian, _scaled_centred_gram
 
 __all__ = ["DistributedMarginMatrix"]
@@ -134,8 +134,8 @@ class DistributedMarginMatrix:
         client, layout = self.layout.client, self.layout
         running = []  # the running sum of d over the free examples, continued from block to block
         for k in range(layout.n_parts):
-            running.append(client.submit(_free_running, d.parts[k], None if caps is None else caps.parts[k],
-                                         scalar_cap, floor, running[-1] if running else 0.0, pure=False))
+            running.append(submit_pooled(client, _free_running, d.parts[k], None if caps is None else caps.parts[k],
+                                         scalar_cap, floor, running[-1] if running else 0.0))
         counts_ends = client.gather(running)
         n_free = sum(c for c, _ in counts_ends)
         sampled = not (threshold is None or n_free <= threshold)

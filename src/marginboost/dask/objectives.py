@@ -12,6 +12,7 @@ weights of mean 1, or None.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -24,14 +25,20 @@ __all__ = ["DistributedSmoothedSoftMargin", "DistributedSoftMargin"]
 
 
 class DistributedSoftMargin(SoftMargin):
-    """``rho(q)``, the mean of the ``nu`` smallest margins, for margins on the workers of ``layout``."""
+    """``rho(q)``, the mean of the ``nu`` smallest margins, for margins on the workers of ``layout``.
+    ``known``: soft margins already found (a mapping from margin vectors, held weakly), as the
+    smoothed objective's projections find them (the loop reports ``rho`` of margins it projected)."""
 
-    def __init__(self, nu: float, weights: RowVector | None, layout):
+    def __init__(self, nu: float, weights: RowVector | None, layout, known=None):
         super().__init__(nu, weights)
         self.layout = layout
+        self._known_values = weakref.WeakKeyDictionary() if known is None else known
 
     def value(self, q: RowVector) -> float:
-        return distributed_soft_margin(q, self.nu, self.weights)
+        known = self._known_values.get(q)
+        if known is None:
+            known = self._known_values[q] = distributed_soft_margin(q, self.nu, self.weights)
+        return known
 
     def distribution(self, q):
         raise NotImplementedError("the soft margin's minimiser d is LPBoost's, whose LP over all m rows a fit on "
@@ -42,7 +49,7 @@ class DistributedSoftMargin(SoftMargin):
         return self.layout.full(1.0 / m) if self.weights is None else self.weights * (1.0 / m)
 
     def hard(self) -> "DistributedSoftMargin":
-        return DistributedSoftMargin(self.nu, self.weights, self.layout)
+        return DistributedSoftMargin(self.nu, self.weights, self.layout, self._known_values)
 
 
 def _block_caps(s, nu):
@@ -72,9 +79,11 @@ class DistributedSmoothedSoftMargin(SmoothedSoftMargin):
         super().__init__(nu, eta, weights)
         self.layout = layout
         self._hint = SearchHint()
+        self._soft_margins = weakref.WeakKeyDictionary()  # rho(q) of the margins projected, for hard()
 
     def distribution(self, q: RowVector) -> RowVector:
-        d, value, _ = distributed_kl_projection(q, self.nu, self.eta, self.weights, hint=self._hint)
+        d, value, _, self._soft_margins[q] = distributed_kl_projection(q, self.nu, self.eta, self.weights,
+                                                                       hint=self._hint, soft_margin=True)
         self._known = (q, d, value)
         return d
 
@@ -92,11 +101,13 @@ class DistributedSmoothedSoftMargin(SmoothedSoftMargin):
 
     def distribution_along(self, q: RowVector, lam: float, delta: RowVector):
         q_lam = q.layout.vector(_axpy, q, lam, delta)
-        d_lam, value, sums = distributed_kl_projection(q_lam, self.nu, self.eta, self.weights, delta, self._hint)
+        d_lam, value, sums, self._soft_margins[q_lam] = distributed_kl_projection(
+            q_lam, self.nu, self.eta, self.weights, delta, self._hint, soft_margin=True)
         self._known = (q_lam, d_lam, value)
         return (q_lam, d_lam) + self._slope_curvature(sums)
 
     start_distribution = DistributedSoftMargin.start_distribution
 
     def hard(self) -> DistributedSoftMargin:
-        return DistributedSoftMargin(self.nu, self.weights, self.layout)
+        """The soft margin, which knows ``rho`` of the margins this objective projected."""
+        return DistributedSoftMargin(self.nu, self.weights, self.layout, self._soft_margins)

@@ -55,6 +55,7 @@ from marginboost.dask.rows import PerBlock, RowVector
 __all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
 
 N_PIVOTS = 256  # pivots a step: the interval shrinks about this many times
+WINDOW = 8  # hint pivots either side of the last thresholds in a first step's window (about 3% of margins each side)
 SAMPLE = 8192  # margins a block samples a step; a block with at most this many sends them all
 
 
@@ -78,7 +79,7 @@ def _sample(values, block: int, seed: int, step: int):
 
 
 def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, eta: float | None, seed: int,
-                    step: int, distinct: bool):
+                    step: int, distinct: bool, window: bool = False):
     """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
     distinct values, each with its summed weight); else ``('stats', sums, n, sample)``, ``sums``
@@ -86,17 +87,21 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     lo``, the last up to ``hi``): count, mass, ``sum s q``, ``sum s exp(-eta (q - pivot))``, and the
     count, mass and ``sum s q`` of the ties at the pivot; the sample drawn
     from its margins, or with ``distinct`` from its distinct margins (many ties: a sample of examples
-    may show one value only, and the pivots would not split the interval). One compiled pass."""
-    qa, sa, *sums = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None)
-    if qa.shape[0] <= SAMPLE:
-        return "all", qa, _ones_or(sa, qa.shape[0])
-    pool = qa
-    if distinct:
-        found = distinct_sums(qa, sa, 8 * SAMPLE)
+    may show one value only, and the pivots would not split the interval). With ``distinct`` the
+    distinct values are counted first, in a pass of their own (a heavy tie inside the interval, as
+    margins of a small ensemble have, made the pass of the sums and its copy of the interval cost
+    5x that). With ``window`` (a search's first step, in a window around the last thresholds), always
+    ``('stats', sums, n, sample, beyond)``, ``beyond`` the sums of the margins outside ``[lo, hi)``
+    (:func:`._selection.interval_sums`)."""
+    if distinct and not window:
+        found = distinct_sums(q, s, 8 * SAMPLE, lo, hi)
         if found is not None:
             return "all", found[0], found[1]
-        pool = np.unique(qa)
-    return "stats", sums, pool.shape[0], _sample(pool, block, seed, step)
+    qa, sa, *sums, beyond = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None, window)
+    if qa.shape[0] <= SAMPLE and not window:
+        return "all", qa, _ones_or(sa, qa.shape[0])
+    pool = np.unique(qa) if distinct else qa
+    return "stats", sums, pool.shape[0], _sample(pool, block, seed, step), beyond
 
 
 class SearchHint:
@@ -105,10 +110,18 @@ class SearchHint:
     cut them finely); None until a search has run. They need not be margins of the new ``q``: the
     projection's test passes at any real ``tau`` above a margin where it passes, and a threshold
     between two margins caps the same examples as the margin above it, so the answer is a capped
-    set, found the same with any pivots."""
+    set, found the same with any pivots.
+
+    ``near``: the thresholds the last projection found (and its soft margin's rank-``nu`` margin):
+    the next search's first step looks at the margins in a window of :data:`WINDOW` hint pivots
+    either side of them, and takes those outside by their sums alone (below: mass and ``sum s q``;
+    above: ``S`` at the window's end), a pass that costs half the full one, most margins bypassing
+    the pivots' lookup. Where a threshold lies outside the window (its test passes at the window's
+    start, or fails at its end) that search takes the full first step after it."""
 
     def __init__(self):
         self.pivots = None
+        self.near = None
 
 
 @dataclass
@@ -123,88 +136,171 @@ class Threshold:
     S: float
 
 
+@dataclass
+class _Pass:
+    """A pass over the blocks: ``fn`` run per block on ``args`` (:meth:`RowLayout.submit`); passes
+    of equal ``key`` over the same margins are one pass."""
+
+    fn: object
+    args: tuple
+    key: tuple
+
+
 class _Search:
     """The distributed selection of the module docstring, for the projection's test (``eta``
-    given) or the soft margin's (``eta=None``)."""
+    given) or the soft margin's (``eta=None``), as steps: :meth:`request` names the pass over the
+    blocks that the next step needs (None once :attr:`result` is found), :meth:`advance` takes the
+    blocks' answers to it. :func:`_run` drives searches over the same margins together: one round
+    trip a step for all of them, and a pass that two of them need (the hinted first step) once."""
 
     def __init__(self, q: RowVector, s: RowVector | None, nu: float, eta: float | None, seed: int = 0,
-                 hint: "SearchHint | None" = None):
+                 hint: "SearchHint | None" = None, pass_eta: float | None = None):
         self.q, self.s, self.nu, self.eta, self.seed, self.hint = q, s, float(nu), eta, seed, hint
+        # the eta of the passes' exponentials: the test's, or a projection's whose passes the soft
+        # margin's share (its test reads no exponential)
+        self.pass_eta = eta if eta is not None else pass_eta
         self.layout = q.layout
+        self.result: Threshold | None = None
+        self.below = np.zeros(2)  # M and sum s q of the margins < lo
+        self.S_hi = 0.0  # S(hi), relative to hi
+        self.lo, self.hi = -np.inf, np.inf
+        self.sizes = self.samples = self.pivots = None
+        self.n_inside, self.distinct, self.step = self.layout.m, False, 0
+        self.hinted = hint is not None and hint.pivots is not None  # the last search's pivots: no first look
+        self.looking = not self.hinted
+        self.windowed = self.window_missed = False
 
     def _passes(self, mass_below: np.ndarray, S: np.ndarray) -> np.ndarray:
         if self.eta is None:
             return mass_below >= self.nu
         return self.nu - mass_below <= S
 
-    def run(self) -> Threshold:
+    def request(self) -> _Pass | None:
+        """The pass of the next step, or None when the search is decided."""
+        if self.result is not None:
+            return None
         blocks = PerBlock(range(self.layout.n_parts))
-        below = np.zeros(2)  # M and sum s q of the margins < lo
-        S_hi = 0.0  # S(hi), relative to hi
-        hinted = self.hint is not None and self.hint.pivots is not None
-        if hinted:  # the last search's pivots: the first step needs no first look
-            lo, hi = -np.inf, np.inf
+        if self.looking:
+            return _Pass(_first_look, (self.q, self.s, blocks, self.seed), ("look",))
+        if self.step == 200:
+            raise RuntimeError("distributed selection did not converge in 200 steps (NaN margins?)")
+        self.step += 1
+        self.windowed = False
+        if self.hinted and self.step == 1:
+            self.pivots = np.concatenate([[-np.inf], self.hint.pivots])
+            self.windowed = self._open_window()
         else:
-            looks = self.layout.reduce(_first_look, self.q, self.s, blocks, self.seed)
-            if all(look[0] == "all" for look in looks):  # few margins: all of them are here
-                return self._exact(looks, below, np.inf, S_hi)
-            lo, hi = min(look[1] if look[0] == "look" else np.min(look[1], initial=np.inf) for look in looks), np.inf
-            sizes = [look[2] if look[0] == "look" else look[1].shape[0] for look in looks]
-            samples = [look[3] if look[0] == "look" else look[1] for look in looks]
-        n_inside, distinct = self.layout.m, False
-        for step in range(1, 200):
-            if hinted and step == 1:
-                pivots = np.concatenate([[-np.inf], self.hint.pivots])
+            self.pivots = _pivots(self.lo, self.hi, self.samples, self.sizes)
+        self.distinct = self.distinct or self.pivots.shape[0] < 2
+        return _Pass(_interval_stats, (self.q, self.s, blocks, self.lo, self.hi, self.pivots, self.pass_eta,
+                                       self.seed, self.step, self.distinct, self.windowed),
+                     ("stats", self.lo, self.hi, self.pivots.tobytes(), self.pass_eta, self.step, self.distinct,
+                      self.windowed))
+
+    def _open_window(self) -> bool:
+        """Narrows the first step's pivots and ``[lo, hi)`` to the window of :class:`SearchHint`
+        around the last thresholds, where there is one (and the blocks are larger than a sample:
+        smaller ones send all their margins in the full first step)."""
+        near = self.hint.near
+        if self.window_missed or not near or int(np.max(np.diff(self.layout.bounds))) <= SAMPLE:
+            return False
+        hint = self.hint.pivots
+        first = int(np.searchsorted(hint, min(near), side="right")) - 1 - WINDOW
+        last = int(np.searchsorted(hint, max(near), side="right")) + WINDOW
+        self.lo = float(hint[first]) if first >= 0 else -np.inf
+        self.hi = float(hint[last]) if last < hint.shape[0] else np.inf
+        self.pivots = np.concatenate([[self.lo], hint[(hint > self.lo) & (hint < self.hi)]])
+        return True
+
+    def advance(self, answers: list) -> None:
+        """Takes the blocks' answers (in block order) to the pass of :meth:`request`."""
+        if self.looking:
+            self.looking = False
+            if all(look[0] == "all" for look in answers):  # few margins: all of them are here
+                self.result = self._exact(answers, self.below, np.inf, self.S_hi)
+                return
+            self.lo = min(look[1] if look[0] == "look" else np.min(look[1], initial=np.inf) for look in answers)
+            self.sizes = [look[2] if look[0] == "look" else look[1].shape[0] for look in answers]
+            self.samples = [look[3] if look[0] == "look" else look[1] for look in answers]
+            return
+        if all(a[0] == "all" for a in answers):
+            self.result = self._exact(answers, self.below, self.hi, self.S_hi)
+            return
+        pivots, width, below, hi, S_hi = self.pivots, self.pivots.shape[0], self.below, self.hi, self.S_hi
+        sums = [np.zeros(width, dtype=np.int64), np.zeros(width), np.zeros(width), np.zeros(width),
+                np.zeros(width, dtype=np.int64), np.zeros(width), np.zeros(width)]
+        sizes, samples = [], []
+        if self.windowed:  # the margins outside the window: below it, and S at its end
+            self.below = below = np.array([sum(a[4][1] for a in answers), sum(a[4][2] for a in answers)])
+            self.S_hi = S_hi = float(sum(a[4][3] for a in answers))
+        for a in answers:  # in block order: the same sums every run
+            if a[0] == "all":
+                # (the block's margins are all here: its sums by the kernel the blocks run)
+                part = interval_sums(a[1], a[2], self.lo, hi, pivots, 0.0 if self.pass_eta is None else self.pass_eta,
+                                     self.pass_eta is not None)[2:9]
+                sizes.append(a[1].shape[0])
+                samples.append(a[1])
             else:
-                pivots = _pivots(lo, hi, samples, sizes)
-            distinct = distinct or pivots.shape[0] < 2
-            answers = self.layout.reduce(_interval_stats, self.q, self.s, blocks, lo, hi, pivots, self.eta,
-                                         self.seed, step, distinct)
-            if all(a[0] == "all" for a in answers):
-                return self._exact(answers, below, hi, S_hi)
-            width = pivots.shape[0]
-            sums = [np.zeros(width, dtype=np.int64), np.zeros(width), np.zeros(width), np.zeros(width),
-                    np.zeros(width, dtype=np.int64), np.zeros(width), np.zeros(width)]
-            sizes, samples = [], []
-            for a in answers:  # in block order: the same sums every run
-                if a[0] == "all":
-                    # (the block's margins are all here: its sums by the kernel the blocks run)
-                    part = interval_sums(a[1], a[2], lo, hi, pivots, 0.0 if self.eta is None else self.eta,
-                                         self.eta is not None)[2:]
-                    sizes.append(a[1].shape[0])
-                    samples.append(a[1])
-                else:
-                    part = a[1]
-                    sizes.append(a[2])
-                    samples.append(a[3])
-                sums = [total + x for total, x in zip(sums, part)]
-            count, mass, sq, e, tie_count, tie_mass, tie_sq = sums
-            if step == 1 and self.hint is not None:  # the samples are of all margins: the next search's pivots
-                fresh = _pivots(-np.inf, np.inf, samples, sizes)[1:]
-                self.hint.pivots = fresh if fresh.shape[0] else None
-            mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)[:-1]])
-            S = self._suffix(pivots, e, hi, S_hi)
-            passes = self._passes(mass_below, S)
-            first = int(np.argmax(passes)) if passes.any() else pivots.shape[0]
-            if first == 0:  # in the first step only (lo fails the test after it): tau = the smallest margin
-                return Threshold(float(lo), float(below[0]), float(below[1]), float(S[0]))
-            j = first - 1
-            # Decided where [pivots[j], next) holds one margin value, pivots[j] (ties), or, for the soft
-            # margin, where the ties at pivots[j] reach the rank nu (the rank-nu margin is pivots[j]).
-            if count[j] == tie_count[j] or (self.eta is None and mass_below[j] + tie_mass[j] >= self.nu):
-                return self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
-            # The threshold lies in (pivots[j], pivots[first]) (or up to hi), or is pivots[first]:
-            # the test fails at pivots[j], so its ties join the margins below the next interval,
-            # which starts at the next double (a heavy tie would otherwise fill it step after step).
-            below = below + np.array([mass[:j].sum() + tie_mass[j], sq[:j].sum() + tie_sq[j]])
-            if first < pivots.shape[0]:
-                hi, S_hi = float(pivots[first]), float(S[first])
-            lo = math.nextafter(float(pivots[j]), math.inf)
-            inside = int(count[j] - tie_count[j])
-            # Ties: an interval that did not shrink by half is asked for its distinct values next.
-            distinct = distinct or inside * 2 > n_inside
-            n_inside = inside
-        raise RuntimeError("distributed selection did not converge in 200 steps (NaN margins?)")
+                part = a[1]
+                sizes.append(a[2])
+                samples.append(a[3])
+            sums = [total + x for total, x in zip(sums, part)]
+        self.sizes, self.samples = sizes, samples
+        count, mass, sq, e, tie_count, tie_mass, tie_sq = sums
+        if self.step == 1 and self.hint is not None and self.eta is not None:
+            self._renew_hint(samples, sizes)
+        mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)[:-1]])
+        S = self._suffix(pivots, e, hi, S_hi)
+        passes = self._passes(mass_below, S)
+        first = int(np.argmax(passes)) if passes.any() else width
+        if self.windowed and (first == 0 or (first == width and not self._passes(
+                np.array([below[0] + mass.sum()]), np.array([S_hi]))[0])):
+            # The threshold is not in the window (the test passes at its start or fails at its end):
+            # the full first step.
+            self.below, self.S_hi, self.lo, self.hi = np.zeros(2), 0.0, -np.inf, np.inf
+            self.step, self.window_missed = 0, True
+            return
+        if first == 0:  # in the first step only (lo fails the test after it): tau = the smallest margin
+            self.result = Threshold(float(self.lo), float(below[0]), float(below[1]), float(S[0]))
+            return
+        j = first - 1
+        # Decided where [pivots[j], next) holds one margin value, pivots[j] (ties), or, for the soft
+        # margin, where the ties at pivots[j] reach the rank nu (the rank-nu margin is pivots[j]).
+        if count[j] == tie_count[j] or (self.eta is None and mass_below[j] + tie_mass[j] >= self.nu):
+            self.result = self._decided(pivots, first, mass, sq, S, below, hi, S_hi)
+            return
+        # The threshold lies in (pivots[j], pivots[first]) (or up to hi), or is pivots[first]:
+        # the test fails at pivots[j], so its ties join the margins below the next interval,
+        # which starts at the next double (a heavy tie would otherwise fill it step after step).
+        self.below = below + np.array([mass[:j].sum() + tie_mass[j], sq[:j].sum() + tie_sq[j]])
+        if first < width:
+            self.hi, self.S_hi = float(pivots[first]), float(S[first])
+        self.lo = math.nextafter(float(pivots[j]), math.inf)
+        inside = int(count[j] - tie_count[j])
+        # Ties: an interval that did not shrink by half is asked for its distinct values next.
+        self.distinct = self.distinct or inside * 2 > self.n_inside
+        self.n_inside = inside
+
+    def _renew_hint(self, samples: list, sizes: list) -> None:
+        """The next search's pivots from this first step's samples: quantiles of all margins after
+        a full step; after a window's, the quantiles of the window's margins in place of the hint's
+        pivots inside it (as many as fit in :data:`N_PIVOTS`), the others kept."""
+        if not self.windowed:
+            fresh = _pivots(-np.inf, np.inf, samples, sizes)[1:]
+            self.hint.pivots = fresh if fresh.shape[0] else None
+            return
+        old = self.hint.pivots
+        kept = old[(old <= self.lo) | (old >= self.hi)]
+        fresh = _pivots(self.lo, self.hi, samples, sizes)[1:]
+        room = min(fresh.shape[0], N_PIVOTS - 1 - kept.shape[0])
+        if room > 0:
+            fresh = fresh[np.round(np.linspace(0, fresh.shape[0] - 1, room)).astype(np.int64)]
+            self.hint.pivots = np.unique(np.concatenate([kept, fresh]))
+
+    def run(self) -> Threshold:
+        """The search run alone (:func:`_run`)."""
+        _run(self)
+        return self.result
 
     def _decided(self, pivots, first, mass, sq, S, below, hi, S_hi) -> Threshold:
         """The answer when the interval before the first pivot that passes the test holds the
@@ -261,6 +357,24 @@ class _Search:
         return Threshold(float(hi), float(total_mass), float(total_sq), float(S_hi))
 
 
+def _run(*searches: _Search) -> None:
+    """Runs searches over the same margins to their results: each step's passes (the undecided
+    searches', one per distinct key) in one round trip."""
+    layout = searches[0].layout
+    while True:
+        groups = {}
+        for search in searches:
+            request = search.request()
+            if request is not None:
+                groups.setdefault(request.key, (request, []))[1].append(search)
+        if not groups:
+            return
+        answers = layout.client.gather([layout.submit(request.fn, *request.args) for request, _ in groups.values()])
+        for (_, members), block_answers in zip(groups.values(), answers):
+            for search in members:
+                search.advance(block_answers)
+
+
 def _pivots(lo: float, hi: float, samples: list, sizes: list) -> np.ndarray:
     """Up to :data:`N_PIVOTS` margin values in ``[lo, hi)``, ``lo`` first: quantiles of the
     samples, each block's sample counted by the margins it stands for."""
@@ -288,14 +402,21 @@ def _second(pair):
 
 
 def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowVector | None = None,
-                              delta: RowVector | None = None, hint: SearchHint | None = None):
+                              delta: RowVector | None = None, hint: SearchHint | None = None, soft_margin: bool = False):
     """``(d, value, sums)`` as :func:`marginboost.core.projections.kl_projection_and_value`, for
     margins on the workers: ``d`` a :class:`RowVector`, ``value`` the smoothed soft margin,
     ``sums = (slope, sq, lin, mass)`` along ``delta`` (None without it), each summed per block
     in example order and over blocks in order. ``hint``: a :class:`SearchHint` kept from one
-    projection to the next (saves the search's first round trip)."""
+    projection to the next (saves the search's first round trip). With ``soft_margin``, a fourth
+    item: the soft margin of ``q`` (:func:`distributed_soft_margin`, same ``nu`` and weights), searched
+    with the projection, in the same round trips (its first pass, hinted, is the projection's)."""
     m = q.layout.m
-    found = _Search(q, weights, nu, eta, hint=hint).run()
+    search = _Search(q, weights, nu, eta, hint=hint)
+    soft = _Search(q, weights, nu, None, hint=hint, pass_eta=eta) if soft_margin else None
+    _run(search, *([soft] if soft_margin else []))
+    found = search.result
+    if hint is not None:
+        hint.near = [t.tau for t in (found, soft.result if soft_margin else None) if t is not None and np.isfinite(t.tau)]
     # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
     F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
     scale = F / found.S if found.S > 0.0 else 0.0
@@ -310,12 +431,19 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     if delta is not None:
         parts = q.layout.client.gather([q.layout.client.submit(_second, p, pure=False) for p in pairs])
         sums = tuple(float(sum(part[i] for part in parts)) for i in range(4))
+    if soft_margin:
+        return d, value, sums, _soft_margin_value(soft.result, nu)
     return d, value, sums
+
+
+def _soft_margin_value(found: Threshold, nu: float) -> float:
+    """The mean of the ``nu`` smallest margins from the rank-nu margin ``tau`` and the mass and
+    ``sum s q`` below it."""
+    return float((found.sq + (nu - found.mass) * found.tau) / nu)
 
 
 def distributed_soft_margin(q: RowVector, nu: float, weights: RowVector | None = None) -> float:
     """The mean of the ``nu`` smallest margins, example i counting ``weights[i]`` times, as
-    :func:`marginboost.soft_margin.objectives.soft_margin`. (No hint: its answer is a margin
-    value, so its pivots must be margins of this ``q``.)"""
-    found = _Search(q, weights, nu, None).run()
-    return float((found.sq + (nu - found.mass) * found.tau) / nu)
+    :func:`marginboost.soft_margin.objectives.soft_margin`. (No hint: a search for margins of no
+    projection; :func:`distributed_kl_projection` finds it with the projection's hint.)"""
+    return _soft_margin_value(_Search(q, weights, nu, None).run(), nu)
