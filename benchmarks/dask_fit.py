@@ -66,9 +66,14 @@ class Trips:
         self.marks.append((self.calls, self.bytes))
 
 
+def round_ms(history) -> np.ndarray:
+    """ms of each round, from the history's ``time`` (seconds since the loop started)."""
+    return np.diff(np.concatenate([[0.0], history["time"]])) * 1e3
+
+
 def per_round_ms(history) -> float:
-    """Median ms of a round, from the history's ``time`` (seconds since the loop started)."""
-    return float(np.median(np.diff(np.concatenate([[0.0], history["time"]]))) * 1e3)
+    """Median ms of a round."""
+    return float(np.median(round_ms(history)))
 
 
 def main(argv=None):
@@ -132,10 +137,11 @@ def main(argv=None):
             lightgbm_ms = (lgb_times[1] - lgb_times[0]) / (5 * args.rounds) * 1e3
         X_local, y_local = dask.compute(X, y)
     cluster.close()
-    local_ms = {}
+    local_ms, local_rounds = {}, {}
     for jobs in sorted({1, args.workers * args.threads}):
         ref = MLPBoostClassifier(**params, weak_learner=HistogramTree(2, n_jobs=jobs)).fit(X_local, y_local)
         local_ms[jobs] = per_round_ms(ref.history_)
+        local_rounds[jobs] = round_ms(ref.history_)
         same = len(ref.hypotheses_) == len(est.hypotheses_) and all(
             all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("feature", "threshold", "left", "right", "value"))
             for a, b in zip(ref.hypotheses_, est.hypotheses_))
@@ -156,7 +162,10 @@ def main(argv=None):
               f"* client peak traced memory over the Dask fit: {client_peak / 1e6:.1f} MB (target < 300 MB)",
               f"* per round: {per_round_calls:.1f} scheduler round trips (gathers), {per_round_bytes / 1e3:.0f} kB "
               "brought to the client",
-              f"* the same hypotheses as in memory: {same}; largest weight difference {weights_diff:.2g}", ""]
+              f"* the same hypotheses as in memory: {same}; largest weight difference {weights_diff:.2g}",
+              "* ms of each round, Dask: " + " ".join(f"{x:.0f}" for x in round_ms(est.history_))]
+    lines += [f"* ms of each round, in memory with n_jobs={jobs}: " + " ".join(f"{x:.0f}" for x in rounds)
+              for jobs, rounds in local_rounds.items()] + [""]
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -41,6 +41,11 @@ block has at most :data:`SAMPLE` margins in the interval, they come back whole a
 the threshold among them exactly. At m = 10^7 in 8 blocks: a first look (minima and samples), or
 the last search's pivots, and 1-2 steps. The pivots only steer the search: the threshold found is
 the exact one for any pivots; the samples are drawn with fixed seeds, so a run repeats bit for bit.
+
+A projection's next search starts from its pivots (:class:`SearchHint`), in a window around its
+thresholds: the margins outside the window count by their sums alone. The loop reports the soft
+margin of the margins it projects, so the projection searches for it too, with the same passes
+(:func:`_run`: the searches' steps in one round trip, a pass they share made once).
 """
 from __future__ import annotations
 
