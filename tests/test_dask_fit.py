@@ -43,12 +43,14 @@ def scattered(layout, x):
 def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
     """Blocks below and above the size at which a block sends all its margins (8192); ties (one value
     held by most margins, a few values in all); weights; pivots hinted by the last projection, of
-    other margins (the soft margin searched with a projection starts from them too)."""
+    other margins (the soft margin searched with a projection starts from them too), windows around
+    its thresholds and the first step's count of distinct values where its margins took few."""
     rng = np.random.default_rng(m)
     layout = RowLayout(client, np.linspace(0, m, n_blocks + 1).astype(int))
     heavy_tie = np.where(rng.random(m) < 0.9, 0.25, rng.standard_normal(m))  # most margins one value
+    # (the last: many values where the hint expects few, from the one before)
     for q in (rng.standard_normal(m) * 0.5, np.round(rng.standard_normal(m), 1), heavy_tie,
-              rng.integers(0, 5, m) * 0.1):
+              rng.integers(0, 5, m) * 0.1, rng.standard_normal(m)):
         s = rng.exponential(size=m)
         s *= m / s.sum()
         delta = rng.standard_normal(m)

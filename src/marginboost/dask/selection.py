@@ -84,7 +84,7 @@ def _sample(values, block: int, seed: int, step: int):
 
 
 def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, eta: float | None, seed: int,
-                    step: int, distinct: bool, window: bool = False):
+                    step: int, distinct: bool, window: bool = False, few: bool = False):
     """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
     distinct values, each with its summed weight); else ``('stats', sums, n, sample)``, ``sums``
@@ -97,9 +97,11 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     margins of a small ensemble have, made the pass of the sums and its copy of the interval cost
     5x that). With ``window`` (a search's first step, in a window around the last thresholds), always
     ``('stats', sums, n, sample, beyond)``, ``beyond`` the sums of the margins outside ``[lo, hi)``
-    (:func:`._selection.interval_sums`)."""
-    if distinct and not window:
-        found = distinct_sums(q, s, 8 * SAMPLE, lo, hi)
+    (:func:`._selection.interval_sums`). With ``few`` (margins expected to take few values), the
+    distinct values first too, at most :data:`SAMPLE` of them (a pass that stops at the first one
+    beyond), the sample drawn from the margins where there are more."""
+    if (distinct or few) and not window:
+        found = distinct_sums(q, s, 8 * SAMPLE if distinct else SAMPLE, lo, hi)
         if found is not None:
             return "all", found[0], found[1]
     qa, sa, *sums, beyond = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None, window)
@@ -191,16 +193,20 @@ class _Search:
             raise RuntimeError("distributed selection did not converge in 200 steps (NaN margins?)")
         self.step += 1
         self.windowed = False
+        few = False
         if self.hinted and self.step == 1:
             self.pivots = np.concatenate([[-np.inf], self.hint.pivots])
-            self.windowed = self._open_window()
+            # Few pivots: the last margins took few values (a small ensemble's sums of a few weights),
+            # and these likely do too; all their values and masses then come back in one pass.
+            few = self.hint.pivots.shape[0] < N_PIVOTS // 2
+            self.windowed = not few and self._open_window()
         else:
             self.pivots = _pivots(self.lo, self.hi, self.samples, self.sizes)
         self.distinct = self.distinct or self.pivots.shape[0] < 2
         return _Pass(_interval_stats, (self.q, self.s, blocks, self.lo, self.hi, self.pivots, self.pass_eta,
-                                       self.seed, self.step, self.distinct, self.windowed),
+                                       self.seed, self.step, self.distinct, self.windowed, few),
                      ("stats", self.lo, self.hi, self.pivots.tobytes(), self.pass_eta, self.step, self.distinct,
-                      self.windowed))
+                      self.windowed, few))
 
     def _open_window(self) -> bool:
         """Narrows the first step's pivots and ``[lo, hi)`` to the window of :class:`SearchHint`
