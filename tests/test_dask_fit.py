@@ -76,6 +76,42 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
             assert distributed_soft_margin(qd, nu, sd) == pytest.approx(soft_margin(q, nu, s), rel=1e-11, abs=1e-12)
 
 
+def test_the_new_column_pass_gives_the_edge_column_and_short_step_of_memory(client):
+    """One pass over the new column: its edge, its column (identical columns merged) and the short
+    step's sums, as the in-memory rule takes them; without that pass, the rule's own."""
+    from marginboost.dask.margin_matrix import DistributedMarginMatrix
+    from marginboost.dask.new_column import DistributedShortStep, edge_and_column
+    from marginboost.soft_margin.fw_rules import FWContext, ShortStep
+    from marginboost.soft_margin.objectives import SmoothedSoftMargin
+
+    rng = np.random.default_rng(3)
+    m = 1000
+    layout = RowLayout(client, [0, 300, 650, m])
+    u0, u = np.where(rng.random(m) < 0.6, 1.0, -1.0), np.where(rng.random(m) < 0.5, 1.0, -1.0)
+    q, d = u0 * 0.8, rng.exponential(size=m)
+    d /= d.sum()
+    u0d, ud, qd, dd = (scattered(layout, x) for x in (u0, u, q, d))
+    matrix = DistributedMarginMatrix(layout)
+    rule = DistributedShortStep()
+    assert edge_and_column(matrix, u0d, dd, None, rule)[1] == (0, True) and rule.known is None
+    edge, column = edge_and_column(matrix, ud, dd, qd, rule)
+    assert column == (1, True) and edge == pytest.approx(d @ u, rel=1e-13)
+    assert edge_and_column(matrix, scattered(layout, u.copy()), dd, qd, rule)[1] == (1, False)  # merged
+    objective = SmoothedSoftMargin(0.1 * m, 30.0)
+    w = np.array([1.0, 0.0])
+    want = ShortStep()(FWContext(np.column_stack([u0, u]), w, q, d, 1, 2, objective, u))
+    for known in (True, False):  # the sums of the new column's pass, or the rule's own
+        if known:
+            edge_and_column(matrix, ud, dd, qd, rule)
+        got = rule(FWContext(matrix, w, qd, dd, 1, 2, objective, ud))
+        np.testing.assert_allclose(got.w, want.w, rtol=1e-13)
+        np.testing.assert_allclose(got.q.compute(), want.q, rtol=1e-13)
+        assert rule.known is None
+    # the edges' pass also takes d's largest entry, which the Newton rule's Hessian asks for next
+    np.testing.assert_allclose(matrix.edges(dd, [0, 1]), [d @ u0, d @ u], rtol=1e-13)
+    assert dd._max == d.max()
+
+
 def test_a_row_vector_is_never_gathered_by_accident(client):
     layout = RowLayout(client, [0, 5, 10])
     v = scattered(layout, np.arange(10.0))
@@ -215,10 +251,10 @@ def test_ctrl_c_mid_round_keeps_the_last_committed_round(client, monkeypatch):
         three = DaskMLPBoostClassifier(**params, max_iter=3).fit(Xd, yd)
     add = DistributedMarginMatrix.add
 
-    def add_then_interrupt(self, u):
+    def add_then_interrupt(self, u, answers=None):
         if self.n == 3:  # round 4 adds the fourth column
             raise KeyboardInterrupt
-        return add(self, u)
+        return add(self, u, answers)
 
     monkeypatch.setattr(DistributedMarginMatrix, "add", add_then_interrupt)
     with pytest.warns(FitInterruptedWarning):

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from marginboost.dask.base import DaskFitMixin, dask_constraints, store_parameters
 from marginboost.dask.margin_matrix import DistributedMarginMatrix
+from marginboost.dask.new_column import DistributedShortStep, edge_and_column
 from marginboost.dask.objectives import DistributedSmoothedSoftMargin
 from marginboost.estimators.compat import StrOptions
 from marginboost.estimators.parameters import resolve_nu
 from marginboost.estimators.soft_margin import (CERLPBoostClassifier, ERLPBoostClassifier, MLPBoostClassifier,
                                                 _SoftMarginBoostClassifier)
-from marginboost.soft_margin.fw_rules import FW_RULES, resolve_fw_rule
+from marginboost.soft_margin.fw_rules import FW_RULES, ShortStep, resolve_fw_rule
 from marginboost.soft_margin.objectives import entropy_eta
 from marginboost.soft_margin.scheme import SoftMarginLoop
 from marginboost.soft_margin.secondary import resolve_secondary
@@ -49,6 +50,9 @@ class DistributedSoftMarginLoop(SoftMarginLoop):
     margins equal the updated ones up to rounding; the model is the same to about 1e-15.)"""
 
     REFRESH = 16
+
+    def _edge_and_column(self, u, d, q):
+        return edge_and_column(self.matrix, u, d, q, self.fw_rule)
 
     def step(self, state, round_):
         out = super().step(state, round_)
@@ -75,6 +79,8 @@ class _DaskSoftMarginMixin(DaskFitMixin):
         if secondary is not None:
             secondary.start(m, self.nu_, objective, self.eps)
         fw_rule = resolve_fw_rule(assembly.step) if assembly.step is not None else None
+        if type(fw_rule) is ShortStep:  # its sums in the pass over the new column
+            fw_rule = DistributedShortStep()
         return DistributedSoftMarginLoop(oracle, data.y, objective, self.eps, fw_rule, secondary, objective,
                                          matrix=DistributedMarginMatrix(data.layout))
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from marginboost.core.bit_matrix import BitMarginMatrix
 from marginboost.core.margin_matrix import MarginMatrix
-from marginboost.dask.rows import PerBlock, RowVector, submit_pooled
+from marginboost.dask.rows import PerBlock, RowVector, _block_max, submit_pooled
 from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_hessian, _scaled_centred_gram
 
 __all__ = ["DistributedMarginMatrix"]
@@ -47,7 +47,8 @@ def _as_float(u):
 
 
 def _edges_block(d, columns):
-    return np.array([np.dot(d, c) for c in columns], dtype=np.float64)
+    """The block's edges of the columns, and its largest ``d`` (the Newton rule asks for it next)."""
+    return np.array([np.dot(d, c) for c in columns], dtype=np.float64), _block_max(d)
 
 
 class DistributedMarginMatrix:
@@ -75,9 +76,11 @@ class DistributedMarginMatrix:
         """``(m, n)``."""
         return self.m, self.n
 
-    def add(self, u: RowVector) -> tuple[int, bool]:
-        """Return the column of ``u`` and whether it is new (identical columns are merged)."""
-        answers = self.layout.reduce(_digest_block, u)
+    def add(self, u: RowVector, answers: list | None = None) -> tuple[int, bool]:
+        """Return the column of ``u`` and whether it is new (identical columns are merged);
+        ``answers``: its blocks' :func:`_digest_block`, if taken already."""
+        if answers is None:
+            answers = self.layout.reduce(_digest_block, u)
         key = tuple(a[0] for a in answers)
         j = self._index.get(key)
         if j is not None:
@@ -104,8 +107,9 @@ class DistributedMarginMatrix:
         cols = [self._columns[int(j)] for j in columns]
         parts = self.layout.reduce(_edges_block, d, cols)
         total = np.zeros(len(cols))
-        for part in parts:
+        for part, _ in parts:
             total += part
+        d.know_max(np.max([top for _, top in parts]))
         return total
 
     def matvec(self, w: np.ndarray) -> RowVector:

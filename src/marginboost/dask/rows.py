@@ -192,8 +192,17 @@ class RowVector(ExampleVector):
         return _sum(self.layout.reduce(np.dot, self, other))
 
     def max(self) -> float:
-        """The largest entry (NaN if any is NaN)."""
-        return float(np.max(self.layout.reduce(_block_max, self)))
+        """The largest entry (NaN if any is NaN); known without a round trip where a pass that
+        took it gave it (:meth:`know_max`)."""
+        known = getattr(self, "_max", None)
+        if known is None:
+            known = self._max = float(np.max(self.layout.reduce(_block_max, self)))
+        return known
+
+    def know_max(self, value: float) -> None:
+        """Records the largest entry, taken by another pass over the blocks (``np.max`` of the
+        blocks' :func:`_block_max`, as :meth:`max` takes it)."""
+        self._max = float(value)
 
     def min(self) -> float:
         """The smallest entry (NaN if any is NaN)."""

@@ -101,9 +101,8 @@ class SoftMarginLoop(RoundLoop):
         h, pred = self.oracle(d)
         t1 = time.perf_counter()
         u = self.y * as_float_vector(pred)
-        edge = float(d @ u)
+        edge, (j_new, is_new) = self._edge_and_column(u, d, q)
         best_edge = min(best_edge, edge)
-        j_new, is_new = self.matrix.add(u)
         if is_new:
             self.hypotheses.append(h)
         stop = None
@@ -118,6 +117,12 @@ class SoftMarginLoop(RoundLoop):
                "edge": edge, "best_edge": best_edge, "gap": best_edge - value, "update": update,
                "weak_learner_time": t1 - t0, "solver_time": t2 - t1}
         return RoundOutcome(row, (w, q, value, d, best_edge), stop=stop, path=(w, step))
+
+    def _edge_and_column(self, u, d, q):
+        """The new hypothesis' edge ``d @ u`` and its column in the margin matrix ``(j, is_new)``
+        (``q``: the round's margins, None in the first; a fit on a cluster takes the FW step's sums
+        in the same pass)."""
+        return float(d @ u), self.matrix.add(u)
 
     def ensemble(self, state):
         w = state[0]
