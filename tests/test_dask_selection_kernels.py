@@ -4,7 +4,9 @@
 exp(-eta (q - pivot))`` and the ties at the pivot, over margins with and without ties, weights,
 spreads that defeat the pivots' lookup table, the hinted first step over (-inf, inf), and the sums
 of the margins outside a window;
-``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``.
+``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``;
+``free_running_sum`` (the Newton rule's Hessian sample): the free examples' running sum, the bits
+of numpy's ``cumsum``.
 """
 import numpy as np
 import pytest
@@ -110,3 +112,18 @@ def test_distinct_sums_in_an_interval():
     np.testing.assert_array_equal(values[order], unique)  # 3.0 in, 11.5 out
     np.testing.assert_array_equal(masses[order], np.bincount(inverse, weights=s[inside]))
     assert distinct_sums(q, s, 16, lo, hi) is None and distinct_sums(q, s, 17, lo, hi) is not None
+
+
+@pytest.mark.parametrize("per_example", [False, True])
+def test_free_running_sum_is_numpy_s_cumsum(per_example):
+    from marginboost.dask._free_rows import free_running_sum
+    from marginboost.dask.margin_matrix import _free_mask
+
+    rng = np.random.default_rng(9)
+    for n in (0, 1, 1000, 50000):
+        d = rng.exponential(size=n) * 1e-5
+        caps = rng.random(n) * 2e-5 + 1e-6 if per_example else None
+        d[: n // 10] = 1.5e-5 if n else d[:0]  # at the cap: not free
+        rows = np.flatnonzero(_free_mask(d, caps, 1.5e-5, 2e-7))
+        want = float(np.cumsum(np.concatenate([[0.37], d[rows]]))[-1])
+        assert free_running_sum(d, caps, 1.5e-5, 2e-7, 0.37) == (rows.size, want)  # bit for bit

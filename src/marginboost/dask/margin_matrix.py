@@ -24,6 +24,7 @@ import numpy as np
 
 from marginboost.core.bit_matrix import BitMarginMatrix
 from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.dask._free_rows import free_running_sum
 from marginboost.dask.rows import PerBlock, RowVector, _block_max, submit_pooled
 from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_hessian, _scaled_centred_gram
 
@@ -182,10 +183,7 @@ def _free_mask(d, caps, cap, floor):
 def _free_running(d, caps, cap, floor, previous):
     """``(free examples, running sum of d over them)`` at the block's end, from the block before's."""
     start = previous if isinstance(previous, float) else previous[1]
-    rows = np.flatnonzero(_free_mask(d, caps, cap, floor))
-    if rows.size == 0:
-        return 0, start
-    return rows.size, float(np.cumsum(np.concatenate([[start], d[rows]]))[-1])
+    return free_running_sum(d, caps, cap, floor, start)
 
 
 def _picked_rows(d, caps, cap, floor, start, points, columns):

@@ -413,7 +413,8 @@ def _second(pair):
 
 
 def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowVector | None = None,
-                              delta: RowVector | None = None, hint: SearchHint | None = None, soft_margin: bool = False):
+                              delta: RowVector | None = None, hint: SearchHint | None = None,
+                              soft_margin: bool = False):
     """``(d, value, sums)`` as :func:`marginboost.core.projections.kl_projection_and_value`, for
     margins on the workers: ``d`` a :class:`RowVector`, ``value`` the smoothed soft margin,
     ``sums = (slope, sq, lin, mass)`` along ``delta`` (None without it), each summed per block
@@ -426,8 +427,9 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     soft = _Search(q, weights, nu, None, hint=hint, pass_eta=eta) if soft_margin else None
     _run(search, *([soft] if soft_margin else []))
     found = search.result
-    if hint is not None:
-        hint.near = [t.tau for t in (found, soft.result if soft_margin else None) if t is not None and np.isfinite(t.tau)]
+    if hint is not None:  # where the next projection's window goes
+        hint.near = [t.tau for t in (found, soft.result if soft_margin else None)
+                     if t is not None and np.isfinite(t.tau)]
     # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
     F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
     scale = F / found.S if found.S > 0.0 else 0.0
