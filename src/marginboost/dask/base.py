@@ -14,7 +14,8 @@ import dask.array as da
 import numpy as np
 from distributed import default_client
 
-from marginboost.dask import _block_memory
+from marginboost.dask._block_memory import limit as block_memory_limit
+from marginboost.dask._block_memory import release as release_block_memory
 from marginboost.dask.data import as_dask_matrix, data_token, pm_labels, rows_like, training_data
 from marginboost.estimators.base import EarlyStopping, weighted_vote
 from marginboost.estimators.compat import Interval, StrOptions, available_if
@@ -51,12 +52,12 @@ def _open_block_memory(dask_worker=None):
     limit / :data:`BLOCK_MEMORY_SHARE`)."""
     memory_limit = getattr(dask_worker, "memory_limit", None) or 0
     bound = BLOCK_MEMORY_BYTES if memory_limit <= 0 else min(BLOCK_MEMORY_BYTES, memory_limit // BLOCK_MEMORY_SHARE)
-    _block_memory.limit(bound)
+    block_memory_limit(bound)
 
 
 def _close_block_memory(dask_worker=None):
     """Frees the worker's cached blocks (the fit is over)."""
-    _block_memory.release()
+    release_block_memory()
 
 
 class DaskEarlyStopping(EarlyStopping):
