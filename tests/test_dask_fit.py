@@ -10,6 +10,7 @@ regime of ``nu`` and ``eta``; and the client's memory, which must not grow with 
 """
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import tracemalloc
@@ -23,6 +24,8 @@ da = pytest.importorskip("dask.array")
 
 from marginboost import CERLPBoostClassifier, LPBoostClassifier, MLPBoostClassifier  # noqa: E402
 from marginboost.core.projections import kl_projection_and_value  # noqa: E402
+import marginboost.dask.base as dask_base  # noqa: E402
+from marginboost.dask.data import block_groups, training_data  # noqa: E402
 from marginboost.dask.estimators import DaskCERLPBoostClassifier, DaskMLPBoostClassifier  # noqa: E402
 from marginboost.dask.rows import RowLayout, RowVector  # noqa: E402
 from marginboost.dask.selection import SearchHint, distributed_kl_projection, distributed_soft_margin  # noqa: E402
@@ -121,6 +124,36 @@ def test_a_row_vector_is_never_gathered_by_accident(client):
     np.testing.assert_array_equal((1.0 - v).compute(), 1.0 - np.arange(10.0))
 
 
+def test_block_groups_join_consecutive_partitions_of_about_equal_rows():
+    assert block_groups([100] * 8, 2) == [range(0, 4), range(4, 8)]
+    assert block_groups([100] * 8, 3) == [range(0, 3), range(3, 5), range(5, 8)]
+    assert block_groups([700, 100, 100, 100], 2) == [range(0, 1), range(1, 4)]  # rows, not partitions
+    assert block_groups([100, 100], 5) == [range(0, 1), range(1, 2)]  # at most one block a partition
+    assert block_groups([100] * 3, 1) == [range(0, 3)]
+    with pytest.raises(ValueError, match="n_blocks must be >= 1"):
+        block_groups([100], 0)
+
+
+def test_the_fit_joins_partitions_into_a_block_a_worker_thread(client):
+    """Six partitions on two worker threads: two blocks of consecutive rows, each block's codes,
+    labels and weights on one worker, in X's row order."""
+    X, y = problem(m=1200, seed=3)
+    w = np.linspace(0.5, 1.5, 1200)
+    sizes = (100, 300, 200, 200, 250, 150)
+    Xd, yd = da.from_array(X, chunks=(sizes, 6)), da.from_array(y, chunks=(sizes,))
+    data = training_data(Xd, yd, da.from_array(w, chunks=yd.chunks), client=client)
+    assert data.layout.bounds.tolist() == [0, 600, 1200]
+    np.testing.assert_array_equal(data.y.compute(), np.where(y == "yes", 1.0, -1.0))
+    np.testing.assert_allclose(data.weights.compute(), w / w.mean(), rtol=1e-15)
+    for k in range(2):
+        holders = client.who_has([data.sample.codes[k], data.y.parts[k], data.weights.parts[k]])
+        assert len({tuple(h) for h in holders.values()}) == 1, holders
+    kept = training_data(Xd, yd, client=client, n_blocks=6)
+    assert kept.layout.bounds.tolist() == [0, 100, 400, 600, 800, 1050, 1200]
+    joined = np.concatenate(client.gather(list(data.sample.codes)), axis=1)
+    np.testing.assert_array_equal(joined, np.concatenate(client.gather(list(kept.sample.codes)), axis=1))
+
+
 # -- fits against the in-memory fits -------------------------------------------------------------
 
 
@@ -149,12 +182,16 @@ def test_dask_fit_is_the_in_memory_fit(client, step):
     np.testing.assert_array_equal(est.predict(Xd).compute(), ref.predict(X))
 
 
+@pytest.mark.parametrize("n_blocks", [None, 4])
 @pytest.mark.parametrize("secondary", ["newton", "entropy"])
-def test_secondary_rules_on_a_cluster_are_the_in_memory_rules(client, secondary):
+def test_secondary_rules_on_a_cluster_are_the_in_memory_rules(client, secondary, n_blocks, monkeypatch):
     """The Newton rule (one sub-sampled Newton step: the free examples' systematic sample drawn with
-    the running sum of d continued across blocks, as in memory) and ERLPBoost's entropic master."""
+    the running sum of d continued across blocks, as in memory) and ERLPBoost's entropic master;
+    with X's four partitions joined into a block a worker (the default) and kept as four blocks."""
     X, y = problem(m=1500, seed=11)
     Xd, yd = as_dask(X, y)
+    if n_blocks is not None:
+        monkeypatch.setattr(dask_base, "training_data", functools.partial(training_data, n_blocks=n_blocks))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = DaskMLPBoostClassifier(nu=0.1, eps=0.05, secondary=secondary, max_iter=8, client=client).fit(Xd, yd)

@@ -7,7 +7,11 @@ same), and returns a :class:`TrainingData`: the binned codes on the workers (the
 for a regressor, ``regression=True``, the targets as float64) and the weights of mean 1 as
 :class:`~marginboost.dask.rows.RowVector` blocks cut as X's rows, and the classes (None for a
 regressor; with more than two, the labels as given, which each class's fit recodes:
-:meth:`TrainingData.for_class`). The client receives O(p x bins + number of partitions) values: the classes, the bins,
+:meth:`TrainingData.for_class`). The fit's blocks are X's partitions joined, consecutive ones, into
+one block a worker thread (:func:`block_groups`): every pass of a round is one task a block, and a
+task costs the scheduler and the worker about a millisecond whatever its size, so eight partitions
+on two threads made a round's passes four times the tasks they need (LightGBM's Dask fit joins a
+worker's partitions likewise). The client receives O(p x bins + number of partitions) values: the classes, the bins,
 the block sizes, the flags of the checks; never a row.
 
 Checks, each with an error naming the argument: X and y (and sample_weight) of different lengths
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 
 import dask
 import dask.array as da
+import distributed
 import numpy as np
 from distributed import futures_of
 
@@ -33,7 +38,7 @@ from marginboost.estimators.input_data import is_dask_collection
 from marginboost.weak_learners.binning import Bins, check_max_bins
 from marginboost.weak_learners.dask_histogram import distributed_sample
 
-__all__ = ["TrainingData", "as_dask_matrix", "data_token", "pm_labels", "rows_like", "training_data"]
+__all__ = ["TrainingData", "as_dask_matrix", "block_groups", "data_token", "pm_labels", "rows_like", "training_data"]
 
 
 @dataclass
@@ -165,9 +170,43 @@ def _check_targets(y: da.Array, X: da.Array, regression: bool):
     return classes, has_inf
 
 
+def block_groups(sizes, n_blocks: int) -> list[range]:
+    """Consecutive partitions (of ``sizes`` rows each) in at most ``n_blocks`` groups of about equal
+    rows: group k ends at the partition whose end is nearest ``k m / n_blocks``."""
+    if n_blocks < 1:
+        raise ValueError(f"n_blocks must be >= 1, got {n_blocks}")
+    ends = np.cumsum(sizes)
+    cuts = {int(np.argmin(np.abs(ends - ends[-1] * k / n_blocks))) + 1 for k in range(1, n_blocks)}
+    bounds = [0] + sorted(c for c in cuts if 0 < c < len(sizes)) + [len(sizes)]
+    return [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _join_rows(*blocks):
+    """Blocks of consecutive rows as one: along the last axis (the codes are features x rows)."""
+    return np.concatenate(blocks, axis=-1)
+
+
+def _joined(client, futures: list, groups: list[range], where: list | None) -> list:
+    """Each group's blocks joined in one task (a group of one: its future as it is), on the worker
+    ``where[k]`` when given (the group's codes are there: the vectors of a block stay together)."""
+    out = []
+    for k, group in enumerate(groups):
+        if len(group) == 1:
+            out.append(futures[group[0]])
+            continue
+        place = {} if where is None else {"workers": list(where[k]), "allow_other_workers": True}
+        out.append(client.submit(_join_rows, *[futures[i] for i in group], pure=False, **place))
+    return out
+
+
+def _thread_count(client) -> int:
+    return max(1, sum(client.nthreads().values()))
+
+
 def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, token: str | None = None,
-                  regression: bool = False) -> TrainingData:
-    """Check and bin the training data on the workers (module docstring)."""
+                  regression: bool = False, n_blocks: int | None = None) -> TrainingData:
+    """Check and bin the training data on the workers (module docstring); ``n_blocks``: the fit's
+    blocks (None: one a worker thread of ``client``'s cluster, at most one a partition)."""
     token = data_token(X, y, sample_weight, max_bins) if token is None else token
     X, names = as_dask_matrix(X)
     y = rows_like(y, X, "y")
@@ -187,18 +226,28 @@ def training_data(X, y, sample_weight=None, *, client, max_bins: int = 255, toke
                                  f"{np.setdiff1d(classes, kept).tolist()[:10]}")
         weights_arr = sw.astype(np.float64) * (n_positive / total)  # mean 1 over the rows kept
     sample, bins = distributed_sample(X, check_max_bins(max_bins))
-    layout = RowLayout(client, sample.bounds)
-    codes = [futures_of(c)[0] for c in sample.codes]
-    rows = (tuple(int(n) for n in np.diff(sample.bounds)),)
+    sizes = np.diff(sample.bounds)
+    groups = block_groups(sizes, _thread_count(client) if n_blocks is None else n_blocks)
+    codes = _joined(client, [futures_of(c)[0] for c in sample.codes], groups, None)
+    where = None
+    if any(len(g) > 1 for g in groups):
+        distributed.wait(codes)
+        holders = client.who_has(codes)
+        where = [holders[c.key] for c in codes]
+    layout = RowLayout(client, np.concatenate([[0], np.cumsum([sizes[g].sum() for g in groups])]))
+    rows = (tuple(int(n) for n in sizes),)
+
+    def joined(arr: da.Array) -> RowVector:
+        return RowVector(layout, _joined(client, _block_futures(client, arr.rechunk(rows)), groups, where))
+
     y_pm, labels = None, None
     if regression:
-        y_pm = RowVector(layout, _block_futures(client, y.astype(np.float64).rechunk(rows)))
+        y_pm = joined(y.astype(np.float64))
     elif classes.shape[0] == 2:
-        y_pm = RowVector(layout, _block_futures(client, y.map_blocks(pm_labels, classes[1], dtype=np.float64)
-                                                .rechunk(rows)))
+        y_pm = joined(y.map_blocks(pm_labels, classes[1], dtype=np.float64))
     else:  # one-vs-rest: each class's fit recodes them (TrainingData.for_class)
-        labels = RowVector(layout, _block_futures(client, y.rechunk(rows)))
+        labels = joined(y)
     if sample_weight is not None:
-        weights = RowVector(layout, _block_futures(client, weights_arr.rechunk(rows)))
+        weights = joined(weights_arr)
     return TrainingData(layout, WorkerSample(layout, codes), bins, y_pm, weights, classes, X.shape[1], names, token,
                         labels)
