@@ -27,7 +27,7 @@ from marginboost.core.projections import kl_projection_and_value  # noqa: E402
 import marginboost.dask.base as dask_base  # noqa: E402
 from marginboost.dask.data import block_groups, training_data  # noqa: E402
 from marginboost.dask.estimators import DaskCERLPBoostClassifier, DaskMLPBoostClassifier  # noqa: E402
-from marginboost.dask.rows import RowLayout, RowVector  # noqa: E402
+from marginboost.dask.rows import DeferredRowVector, RowLayout, RowVector  # noqa: E402
 from marginboost.dask.selection import SearchHint, distributed_kl_projection, distributed_soft_margin  # noqa: E402
 from marginboost.soft_margin.objectives import relative_entropy_to_uniform, soft_margin  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
@@ -51,6 +51,7 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
     rng = np.random.default_rng(m)
     layout = RowLayout(client, np.linspace(0, m, n_blocks + 1).astype(int))
     heavy_tie = np.where(rng.random(m) < 0.9, 0.25, rng.standard_normal(m))  # most margins one value
+    folded = 0  # projections whose line-search sums came from their search's pass (few values, unweighted)
     # (the last: many values where the hint expects few, from the one before)
     for q in (rng.standard_normal(m) * 0.5, np.round(rng.standard_normal(m), 1), heavy_tie,
               rng.integers(0, 5, m) * 0.1, rng.standard_normal(m)):
@@ -68,6 +69,7 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
                     with_soft = eta == 300.0
                     d1, v1, sums1, *rho = distributed_kl_projection(qd, nu, eta, wd, deltad, hint=hint,
                                                                     soft_margin=with_soft)
+                    folded += isinstance(d1, DeferredRowVector)
                     if with_soft:
                         assert rho[0] == pytest.approx(soft_margin(q, nu, w), rel=1e-11, abs=1e-12)
                     else:
@@ -77,6 +79,7 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
                     np.testing.assert_allclose(sums1, sums0, rtol=1e-9, atol=1e-13)
             assert distributed_soft_margin(qd, nu) == pytest.approx(soft_margin(q, nu), rel=1e-12, abs=1e-12)
             assert distributed_soft_margin(qd, nu, sd) == pytest.approx(soft_margin(q, nu, s), rel=1e-11, abs=1e-12)
+    assert folded > 0 or m < 8192 * n_blocks  # (blocks of at most 8192 margins send them all: no hint)
 
 
 def test_the_new_column_pass_gives_the_edge_column_and_short_step_of_memory(client):

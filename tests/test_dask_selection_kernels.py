@@ -4,7 +4,9 @@
 exp(-eta (q - pivot))`` and the ties at the pivot, over margins with and without ties, weights,
 spreads that defeat the pivots' lookup table, the hinted first step over (-inf, inf), and the sums
 of the margins outside a window;
-``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``;
+``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``,
+and with a line search's direction its sums per value, from which the line search's sums of
+``kl_block`` follow (``selection._sums_along``);
 ``free_running_sum`` (the Newton rule's Hessian sample): the free examples' running sum, the bits
 of numpy's ``cumsum``.
 """
@@ -98,6 +100,40 @@ def test_distinct_sums_equal_unique_and_bincount(weighted):
         np.testing.assert_array_equal(values[order], unique)
         np.testing.assert_array_equal(masses[order], np.bincount(inverse.ravel(), weights=s, minlength=unique.shape[0]))
     assert distinct_sums(np.arange(10.0), None, 9) is None  # more distinct values than the limit
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_distinct_sums_along_a_direction(weighted):
+    rng = np.random.default_rng(9)
+    q = rng.integers(0, 40, 6000) * 0.25
+    s = rng.random(q.shape[0]) if weighted else None
+    delta = rng.standard_normal(q.shape[0])
+    values, masses, sd, sd2 = distinct_sums(q, s, 1000, -np.inf, np.inf, delta)
+    unique, inverse = np.unique(q, return_inverse=True)
+    order = np.argsort(values)
+    w = np.ones(q.shape[0]) if s is None else s
+    np.testing.assert_array_equal(values[order], unique)
+    np.testing.assert_array_equal(masses[order], np.bincount(inverse, weights=s, minlength=unique.shape[0]))
+    np.testing.assert_allclose(sd[order], np.bincount(inverse, weights=w * delta), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sd2[order], np.bincount(inverse, weights=w * delta * delta), rtol=1e-12)
+    with pytest.raises(ValueError, match="delta must be as long as q"):
+        distinct_sums(q, s, 1000, -np.inf, np.inf, delta[1:])
+
+
+def test_line_search_sums_from_the_distinct_values_are_kl_block_s():
+    """Below the threshold capped, from it on free (each value's d alike), every example capped
+    (tau = inf), and a value whose d is within 1e-12 of the cap (not free, as in kl_block)."""
+    from marginboost.dask.selection import _sums_along
+    rng = np.random.default_rng(10)
+    q = rng.integers(0, 30, 5000) * 0.1
+    delta = rng.standard_normal(q.shape[0])
+    values, masses, sd, sd2 = distinct_sums(q, None, 1000, -np.inf, np.inf, delta)
+    order = np.argsort(values)
+    along = (values[order], masses[order], sd[order], sd2[order])
+    nu, eta = 1000.0, 3.0
+    for tau, scale in ((1.2, 1e-3), (0.0, 2e-4), (np.inf, 0.0), (1.5, (1.0 / nu) * (1 - 1e-13))):
+        want = kl_block(q, None, tau, scale, nu, eta, delta)[1]
+        np.testing.assert_allclose(_sums_along(along, tau, scale, nu, eta), want, rtol=1e-12, atol=1e-15)
 
 
 def test_distinct_sums_in_an_interval():

@@ -24,6 +24,7 @@ import numpy as np
 
 from marginboost.core.bit_matrix import BitMarginMatrix
 from marginboost.core.margin_matrix import MarginMatrix
+from marginboost.dask._columns import int8_edges, int8_matvec
 from marginboost.dask._free_rows import free_running_sum
 from marginboost.dask.rows import PerBlock, RowVector, _block_max, submit_pooled
 from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_hessian, _scaled_centred_gram
@@ -47,8 +48,15 @@ def _as_float(u):
     return u.astype(np.float64)
 
 
+def _int8(columns) -> bool:
+    return all(c.dtype == np.int8 for c in columns)
+
+
 def _edges_block(d, columns):
-    """The block's edges of the columns, and its largest ``d`` (the Newton rule asks for it next)."""
+    """The block's edges of the columns, and its largest ``d`` (the Newton rule asks for it next);
+    +-1 columns read in place (:func:`._columns.int8_edges`)."""
+    if _int8(columns):
+        return int8_edges(d, list(columns)), _block_max(d)
     return np.array([np.dot(d, c) for c in columns], dtype=np.float64), _block_max(d)
 
 
@@ -204,6 +212,10 @@ def _picked_rows(d, caps, cap, floor, start, points, columns):
 
 
 def _matvec_block(columns, weights):
+    """``sum_j weights[j] columns[j]``, the terms added in column order (+-1 columns read in place
+    by :func:`._columns.int8_matvec`, the same bits)."""
+    if _int8(columns):
+        return int8_matvec(list(columns), np.asarray(weights, dtype=np.float64), columns[0].shape[0])
     out = np.zeros(columns[0].shape[0])
     for c, wj in zip(columns, weights):
         out += wj * c

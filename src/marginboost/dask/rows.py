@@ -35,7 +35,7 @@ from dask.utils import funcname
 from marginboost.core.example_vectors import ExampleVector
 from marginboost.dask._block_memory import pooled
 
-__all__ = ["PerBlock", "RowLayout", "RowVector", "submit_pooled"]
+__all__ = ["DeferredRowVector", "PerBlock", "RowLayout", "RowVector", "submit_pooled"]
 
 
 class _Pooled:
@@ -215,6 +215,20 @@ class RowVector(ExampleVector):
     def full_like(self, value: float) -> "RowVector":
         """The vector of ``value`` everywhere, on the same row partitions."""
         return self.layout.full(value)
+
+
+class DeferredRowVector(RowVector):
+    """A :class:`RowVector` whose blocks are submitted when first asked for: ``make()`` returns
+    their futures (a line search's distribution at a point that may not be taken)."""
+
+    def __init__(self, layout: RowLayout, make: Callable[[], list]):
+        self.layout, self._make, self._parts = layout, make, None
+
+    @property
+    def parts(self) -> list:
+        if self._parts is None:
+            self._parts, self._make = self._make(), None
+        return self._parts
 
 
 def _block_max(x):

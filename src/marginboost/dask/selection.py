@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from marginboost.dask._selection import distinct_sums, interval_sums, kl_block
-from marginboost.dask.rows import PerBlock, RowVector
+from marginboost.dask.rows import DeferredRowVector, PerBlock, RowVector
 
 __all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
 
@@ -84,7 +84,7 @@ def _sample(values, block: int, seed: int, step: int):
 
 
 def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, eta: float | None, seed: int,
-                    step: int, distinct: bool, window: bool = False, few: bool = False):
+                    step: int, distinct: bool, window: bool = False, few: bool = False, delta=None):
     """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
     distinct values, each with its summed weight); else ``('stats', sums, n, sample)``, ``sums``
@@ -99,11 +99,12 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     ``('stats', sums, n, sample, beyond)``, ``beyond`` the sums of the margins outside ``[lo, hi)``
     (:func:`._selection.interval_sums`). With ``few`` (margins expected to take few values), the
     distinct values first too, at most :data:`SAMPLE` of them (a pass that stops at the first one
-    beyond), the sample drawn from the margins where there are more."""
+    beyond), the sample drawn from the margins where there are more. With ``delta`` (a line search's
+    direction), the distinct values' answer is ``('all', values, masses, sum s delta, sum s delta^2)``."""
     if (distinct or few) and not window:
-        found = distinct_sums(q, s, 8 * SAMPLE if distinct else SAMPLE, lo, hi)
+        found = distinct_sums(q, s, 8 * SAMPLE if distinct else SAMPLE, lo, hi, delta)
         if found is not None:
-            return "all", found[0], found[1]
+            return ("all",) + tuple(found)
     qa, sa, *sums, beyond = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None, window)
     if qa.shape[0] <= SAMPLE and not window:
         return "all", qa, _ones_or(sa, qa.shape[0])
@@ -161,8 +162,12 @@ class _Search:
     trip a step for all of them, and a pass that two of them need (the hinted first step) once."""
 
     def __init__(self, q: RowVector, s: RowVector | None, nu: float, eta: float | None, seed: int = 0,
-                 hint: "SearchHint | None" = None, pass_eta: float | None = None):
+                 hint: "SearchHint | None" = None, pass_eta: float | None = None, delta: RowVector | None = None):
         self.q, self.s, self.nu, self.eta, self.seed, self.hint = q, s, float(nu), eta, seed, hint
+        # a line search's direction: where a pass counts the distinct margins of all examples, it sums
+        # s delta and s delta^2 per value too (:attr:`along`)
+        self.delta = delta
+        self.along = None
         # the eta of the passes' exponentials: the test's, or a projection's whose passes the soft
         # margin's share (its test reads no exponential)
         self.pass_eta = eta if eta is not None else pass_eta
@@ -204,9 +209,9 @@ class _Search:
             self.pivots = _pivots(self.lo, self.hi, self.samples, self.sizes)
         self.distinct = self.distinct or self.pivots.shape[0] < 2
         return _Pass(_interval_stats, (self.q, self.s, blocks, self.lo, self.hi, self.pivots, self.pass_eta,
-                                       self.seed, self.step, self.distinct, self.windowed, few),
+                                       self.seed, self.step, self.distinct, self.windowed, few, self.delta),
                      ("stats", self.lo, self.hi, self.pivots.tobytes(), self.pass_eta, self.step, self.distinct,
-                      self.windowed, few))
+                      self.windowed, few, id(self.delta)))
 
     def _open_window(self) -> bool:
         """Narrows the first step's pivots and ``[lo, hi)`` to the window of :class:`SearchHint`
@@ -349,6 +354,10 @@ class _Search:
         values, masses = values[order], masses[order]
         distinct, start = np.unique(values, return_index=True)
         mass = np.add.reduceat(masses, start) if values.shape[0] else np.zeros(0)
+        if self.delta is not None and values.shape[0] and below[0] == 0.0 and np.isneginf(self.lo) and np.isinf(hi) \
+                and all(len(a) == 5 for a in answers):  # every example's value is here, with its sums along delta
+            self.along = (distinct, mass) + tuple(np.add.reduceat(np.concatenate([a[i] for a in answers])[order], start)
+                                                  for i in (3, 4))
         sq = np.add.reduceat(masses * values, start) if values.shape[0] else np.zeros(0)
         mass_below = below[0] + np.concatenate([[0.0], np.cumsum(mass)[:-1]])
         sq_below = below[1] + np.concatenate([[0.0], np.cumsum(sq)[:-1]])
@@ -422,9 +431,10 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     projection to the next (saves the search's first round trip). With ``soft_margin``, a fourth
     item: the soft margin of ``q`` (:func:`distributed_soft_margin`, same ``nu`` and weights), searched
     with the projection, in the same round trips (its first pass, hinted, is the projection's)."""
-    m = q.layout.m
-    search = _Search(q, weights, nu, eta, hint=hint)
-    soft = _Search(q, weights, nu, None, hint=hint, pass_eta=eta) if soft_margin else None
+    m, layout = q.layout.m, q.layout
+    along = delta if weights is None else None  # (the sums of a weighted d are summed where it is made)
+    search = _Search(q, weights, nu, eta, hint=hint, delta=along)
+    soft = _Search(q, weights, nu, None, hint=hint, pass_eta=eta, delta=along) if soft_margin else None
     _run(search, *([soft] if soft_margin else []))
     found = search.result
     if hint is not None:  # where the next projection's window goes
@@ -433,20 +443,48 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
     F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
     scale = F / found.S if found.S > 0.0 else 0.0
-    pairs = q.layout.submit(kl_block, q, weights, found.tau, scale, nu, eta, delta)
-    d = RowVector(q.layout, [q.layout.client.submit(_first, p, pure=False) for p in pairs])
+    sums = None
+    if delta is None:
+        d = layout.vector(_kl_d, q, weights, found.tau, scale, nu, eta)
+    elif search.along is not None:
+        # The sums from the values' sums of the search's pass; d made where it is used (a line
+        # search's point not taken never needs it).
+        sums = _sums_along(search.along, found.tau, scale, nu, eta)
+        d = DeferredRowVector(layout, lambda: layout.submit(_kl_d, q, weights, found.tau, scale, nu, eta))
+    else:
+        pairs = layout.submit(kl_block, q, weights, found.tau, scale, nu, eta, delta)
+        d = RowVector(layout, [layout.client.submit(_first, p, pure=False) for p in pairs])
+        parts = layout.client.gather([layout.client.submit(_second, p, pure=False) for p in pairs])
+        sums = tuple(float(sum(part[i] for part in parts)) for i in range(4))
     if F <= 0.0:
         value = found.sq / nu + math.log(m / nu) / eta
     else:
         value = found.sq / nu + ((1.0 - F) * math.log(m / nu) + F * (math.log(F) + math.log(m) - math.log(found.S)
                                                                      + eta * found.tau)) / eta
-    sums = None
-    if delta is not None:
-        parts = q.layout.client.gather([q.layout.client.submit(_second, p, pure=False) for p in pairs])
-        sums = tuple(float(sum(part[i] for part in parts)) for i in range(4))
     if soft_margin:
         return d, value, sums, _soft_margin_value(soft.result, nu)
     return d, value, sums
+
+
+def _kl_d(q, s, tau: float, scale: float, nu: float, eta: float):
+    """A block of the projection's ``d`` (:func:`._selection.kl_block` without sums)."""
+    return kl_block(q, s, tau, scale, nu, eta, None)[0]
+
+
+def _sums_along(along: tuple, tau: float, scale: float, nu: float, eta: float) -> tuple[float, float, float, float]:
+    """The line search's sums ``(slope, sq, lin, mass)`` of :func:`._selection.kl_block` from the
+    distinct margins (unweighted) with their counts and sums of ``delta`` and ``delta^2``: every
+    example of value ``v`` has the same ``d`` (the cap ``1/nu`` below ``tau``, ``scale exp(-eta (v -
+    tau))`` from it on) and is free or not alike. Each sum is exactly rounded (``math.fsum``) over
+    the values; the blocks' pass sums it over the examples, so the two agree to rounding."""
+    values, counts, sd, sd2 = along
+    cap = 1.0 / nu
+    d = np.full(values.shape[0], cap)
+    at_or_above = values >= tau
+    d[at_or_above] = scale * np.exp(-eta * (values[at_or_above] - tau))
+    free = d < cap * (1.0 - 1e-12)
+    return (math.fsum(d * sd), math.fsum(d[free] * sd2[free]), math.fsum(d[free] * sd[free]),
+            math.fsum(d[free] * counts[free]))
 
 
 def _soft_margin_value(found: Threshold, nu: float) -> float:
