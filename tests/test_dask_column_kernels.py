@@ -1,13 +1,15 @@
 """The compiled passes over a block's +-1 columns (``marginboost.dask._columns``) against numpy:
 ``int8_edges`` (``U^T d``) to rounding, its order fixed; ``int8_matvec`` (``U w``) the bits of
-numpy's ``out += w_j * c`` in column order. Blocks of sizes around the chunk (4096 rows) and the
-lanes (8), no columns, no rows."""
+numpy's ``out += w_j * c`` in column order; ``new_column_sums`` (the new column's edge, int8 form
+and short-step sums) against numpy's twelve passes, its digest that of the margin matrix. Blocks
+of sizes around the chunk (4096 rows) and the lanes (8), no columns, no rows."""
 import numpy as np
 import pytest
 
 pytest.importorskip("dask")
-from marginboost.dask._columns import int8_edges, int8_matvec  # noqa: E402
-from marginboost.dask.margin_matrix import _edges_block, _matvec_block  # noqa: E402
+from marginboost.dask._columns import int8_edges, int8_matvec, new_column_sums  # noqa: E402
+from marginboost.dask.margin_matrix import _digest_block, _edges_block, _matvec_block  # noqa: E402
+from marginboost.dask.new_column import new_column_block  # noqa: E402
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 8, 4095, 4097, 20011])
@@ -42,3 +44,28 @@ def test_length_mismatches_are_errors():
         int8_edges(np.zeros(10), [np.ones(10, np.int8), np.ones(9, np.int8)])
     with pytest.raises(ValueError, match="2 columns but 1 weights"):
         int8_matvec([np.ones(10, np.int8)] * 2, np.ones(1), 10)
+
+
+@pytest.mark.parametrize("n", [0, 1, 9, 4097, 20011])
+def test_new_column_sums_equal_numpy(n):
+    rng = np.random.default_rng(n)
+    d, q = rng.random(n), rng.standard_normal(n)
+    for u in (np.where(rng.random(n) < 0.5, 1.0, -1.0), np.round(rng.standard_normal(n), 1)):
+        edge, codes, short = new_column_sums(u, d, q)
+        assert edge == pytest.approx(float(d @ u), rel=1e-12, abs=1e-12)
+        signs = bool(np.all(np.abs(u) == 1.0))
+        if signs:
+            np.testing.assert_array_equal(codes, u.astype(np.int8))
+        else:
+            assert codes is None
+        assert short[0] == pytest.approx(float(d @ (u - q)), rel=1e-12, abs=1e-12)
+        assert short[1] == (np.max(np.abs(u - q)) if n else -np.inf)
+        assert new_column_sums(u, d, None)[2] is None
+        block = new_column_block(u, d, q)
+        assert block[1:3] == _digest_block(u)  # the digest the margin matrix compares
+    if n:
+        q_nan = q.copy()
+        q_nan[n // 2] = np.nan
+        assert np.isnan(new_column_sums(np.ones(n), d, q_nan)[2][1])  # as numpy's max: NaN shows
+    with pytest.raises(ValueError, match="q must be as long as u"):
+        new_column_sums(np.ones(n + 1), np.ones(n + 1), np.ones(n + 2))

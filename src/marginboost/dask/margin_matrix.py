@@ -32,12 +32,17 @@ from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_he
 __all__ = ["DistributedMarginMatrix"]
 
 
+def column_digest(u, codes) -> bytes:
+    """The digest of a block of a column: of ``codes`` (its int8 form) where every entry is +-1, so
+    a +-1 column matches itself however it was computed, else of its float64 bytes."""
+    data = codes if codes is not None else np.ascontiguousarray(u, dtype=np.float64)
+    return hashlib.blake2b(data.tobytes(), digest_size=16).digest()
+
+
 def _digest_block(u):
-    """The block's digest and whether it is all +-1 (then the digest is of its int8 form, so a
-    +-1 column matches itself however it was computed)."""
+    """The block's digest and whether it is all +-1."""
     signs = bool(np.all((u == 1.0) | (u == -1.0)))
-    data = u.astype(np.int8) if signs else np.ascontiguousarray(u, dtype=np.float64)
-    return hashlib.blake2b(data.tobytes(), digest_size=16).digest(), signs
+    return column_digest(u, u.astype(np.int8) if signs else None), signs
 
 
 def _as_int8(u):

@@ -4,16 +4,17 @@ The round needs, of the new column ``u`` (the hypothesis' margins ``y h(x)``), i
 its digest (the margin matrix merges identical columns) and, for the short step of the
 Frank-Wolfe rule (paper 000, Algorithm 3), ``d @ (u - q)`` and ``max |u - q|``. In memory they
 are four passes; on a cluster each was a round trip. :func:`new_column_block` takes all four in
-one task a block, as the in-memory code's operations take them (so the sums are the same bits:
-each block's by numpy, the blocks' added in order), and :class:`DistributedShortStep` finds its two
-there.
+one task a block, one compiled pass (:func:`._columns.new_column_sums`; numpy took twelve), the
+blocks' sums added in order, and :class:`DistributedShortStep` finds its two there (or, without
+that pass, in the same kernel's pass of its own: the same bits).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from marginboost.core.step_sizes import short_step
-from marginboost.dask.margin_matrix import _digest_block
+from marginboost.dask._columns import new_column_sums
+from marginboost.dask.margin_matrix import column_digest
 from marginboost.dask.rows import RowVector, _sum
 from marginboost.soft_margin.fw_rules import FWContext, FWStep, ShortStep, toward_new
 
@@ -21,15 +22,20 @@ __all__ = ["DistributedShortStep", "edge_and_column", "new_column_block"]
 
 
 def _short_step_block(u, q, d):
-    delta = u - q
-    return float(np.dot(d, delta)), float(np.max(np.abs(delta))) if delta.shape[0] else -np.inf
+    return new_column_sums(u, d, q)[2]
+
+
+def _toward(q, u, lam):
+    """A block of ``q + lam (u - q)``, the operations of :func:`.fw_rules.toward_new` in memory (the
+    same bits), in one task (three passes and tasks as vector arithmetic)."""
+    return q + lam * (u - q)
 
 
 def new_column_block(u, d, q):
     """``(d @ u, digest, all +-1, short-step sums or None)`` of a block (``q`` None: the first
-    round, no FW step)."""
-    digest, signs = _digest_block(u)
-    return float(np.dot(d, u)), digest, signs, None if q is None else _short_step_block(u, q, d)
+    round, no FW step); the digest is :func:`.margin_matrix._digest_block`'s."""
+    edge, codes, short = new_column_sums(u, d, q)
+    return edge, column_digest(u, codes), codes is not None, short
 
 
 def _short_step_sums(parts) -> tuple[float, float]:
@@ -63,4 +69,5 @@ class DistributedShortStep(ShortStep):
         else:
             dot, scale = _short_step_sums(u.layout.reduce(_short_step_block, u, ctx.q, ctx.d))
         self.known = None
-        return toward_new(ctx, short_step(dot, ctx.objective.eta * scale * scale), u - ctx.q)
+        lam = short_step(dot, ctx.objective.eta * scale * scale)
+        return toward_new(ctx, lam, q_new=ctx.q.layout.vector(_toward, ctx.q, u, lam))

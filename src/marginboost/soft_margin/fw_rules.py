@@ -77,15 +77,18 @@ class FWStep(NamedTuple):
     step: tuple | None = None
 
 
-def toward_new(ctx: FWContext, lam: float, delta: np.ndarray | None = None) -> FWStep:
+def toward_new(ctx: FWContext, lam: float, delta: np.ndarray | None = None, q_new=None) -> FWStep:
     """The FW step of length ``lam`` toward the new hypothesis, ``w = (1 - lam) w_t + lam e_new``;
-    ``delta``: ``u_new - q`` if known. A rule that only chooses a step size returns this."""
+    ``delta``: ``u_new - q`` if known; ``q_new``: the step's margins ``q + lam delta`` if the caller
+    makes them (a fit on a cluster: in one pass). A rule that only chooses a step size returns this."""
     scale = 1.0 - lam
     w1 = scale * ctx.w
     w1[ctx.j_new] += lam
-    if delta is None:
-        delta = ctx.new_column() - ctx.q
-    return FWStep(w1, ctx.q + lam * delta, (scale, [ctx.j_new]))
+    if q_new is None:
+        if delta is None:
+            delta = ctx.new_column() - ctx.q
+        q_new = ctx.q + lam * delta
+    return FWStep(w1, q_new, (scale, [ctx.j_new]))
 
 
 def fw_step(rule, ctx: FWContext) -> FWStep:
