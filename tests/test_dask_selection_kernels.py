@@ -7,8 +7,9 @@ of the margins outside a window;
 ``distinct_sums``: the distinct values and their summed weights, as ``np.unique`` and ``bincount``,
 and with a line search's direction its sums per value, from which the line search's sums of
 ``kl_block`` follow (``selection._sums_along``);
-``free_running_sum`` (the Newton rule's Hessian sample): the free examples' running sum, the bits
-of numpy's ``cumsum``.
+``free_running_sum`` and ``picked_free_rows`` (the Newton rule's Hessian sample): the free
+examples' running sum, the bits of numpy's ``cumsum``, and the rows where it passes the sample's
+points, numpy's ``searchsorted``.
 """
 import numpy as np
 import pytest
@@ -150,16 +151,43 @@ def test_distinct_sums_in_an_interval():
     assert distinct_sums(q, s, 16, lo, hi) is None and distinct_sums(q, s, 17, lo, hi) is not None
 
 
+def free_mask(d, caps, cap, floor):
+    """The free examples (numpy): below their cap by more than 1e-12 of it, above the floor."""
+    limit = (caps if caps is not None else cap) * (1.0 - 1e-12)
+    return (d < limit) & (d > floor)
+
+
+@pytest.mark.parametrize("per_example", [False, True])
+def test_picked_free_rows_are_numpy_s_systematic_sample(per_example):
+    """The old numpy path: mask, flatnonzero, cumsum from the block's start, searchsorted (right)
+    clipped to the last free row; with no points every free row."""
+    from marginboost.dask._free_rows import picked_free_rows
+
+    rng = np.random.default_rng(12)
+    for n in (0, 1, 1000, 50000):
+        d = rng.exponential(size=n) * 1e-5
+        caps = rng.random(n) * 2e-5 + 1e-6 if per_example else None
+        d[: n // 10] = 1.5e-5 if n else d[:0]
+        rows = np.flatnonzero(free_mask(d, caps, 1.5e-5, 2e-7))
+        np.testing.assert_array_equal(picked_free_rows(d, caps, 1.5e-5, 2e-7, 0.37, None), rows)
+        cumulative = np.cumsum(np.concatenate([[0.37], d[rows]]))[1:]
+        total = cumulative[-1] if rows.size else 0.37
+        for points in (np.sort(rng.uniform(0.37, total, 40)), np.array([0.37, total, total + 1.0]), np.zeros(0),
+                       cumulative[:5]):  # points equal to a running sum: the next row (right side)
+            want = rows[np.minimum(np.searchsorted(cumulative, points, side="right"), rows.size - 1)] \
+                if rows.size and points.size else rows[:0]
+            np.testing.assert_array_equal(picked_free_rows(d, caps, 1.5e-5, 2e-7, 0.37, points), want)
+
+
 @pytest.mark.parametrize("per_example", [False, True])
 def test_free_running_sum_is_numpy_s_cumsum(per_example):
     from marginboost.dask._free_rows import free_running_sum
-    from marginboost.dask.margin_matrix import _free_mask
 
     rng = np.random.default_rng(9)
     for n in (0, 1, 1000, 50000):
         d = rng.exponential(size=n) * 1e-5
         caps = rng.random(n) * 2e-5 + 1e-6 if per_example else None
         d[: n // 10] = 1.5e-5 if n else d[:0]  # at the cap: not free
-        rows = np.flatnonzero(_free_mask(d, caps, 1.5e-5, 2e-7))
+        rows = np.flatnonzero(free_mask(d, caps, 1.5e-5, 2e-7))
         want = float(np.cumsum(np.concatenate([[0.37], d[rows]]))[-1])
         assert free_running_sum(d, caps, 1.5e-5, 2e-7, 0.37) == (rows.size, want)  # bit for bit

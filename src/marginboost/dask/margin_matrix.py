@@ -25,7 +25,7 @@ import numpy as np
 from marginboost.core.bit_matrix import BitMarginMatrix
 from marginboost.core.margin_matrix import MarginMatrix
 from marginboost.dask._columns import int8_edges, int8_matvec
-from marginboost.dask._free_rows import free_running_sum
+from marginboost.dask._free_rows import free_running_sum, picked_free_rows
 from marginboost.dask.rows import PerBlock, RowVector, _block_max, submit_pooled
 from marginboost.soft_margin.entropic_master import _INTEGER_GRAM_GAIN, _face_hessian, _scaled_centred_gram
 
@@ -188,11 +188,6 @@ class DistributedMarginMatrix:
                         "m x t entries to the client")
 
 
-def _free_mask(d, caps, cap, floor):
-    limit = (caps if caps is not None else cap) * (1.0 - 1e-12)
-    return (d < limit) & (d > floor)
-
-
 def _free_running(d, caps, cap, floor, previous):
     """``(free examples, running sum of d over them)`` at the block's end, from the block before's."""
     start = previous if isinstance(previous, float) else previous[1]
@@ -203,13 +198,7 @@ def _picked_rows(d, caps, cap, floor, start, points, columns):
     """The block's rows of the Hessian and their weights: with ``points``, the free examples whose
     running sum (from ``start``) first exceeds each point (systematic sampling, as
     ``_entropic_master._pick_c``); without, every free example."""
-    rows = np.flatnonzero(_free_mask(d, caps, cap, floor))
-    if points is not None:
-        if rows.size == 0 or points.size == 0:
-            rows = rows[:0]
-        else:
-            cumulative = np.cumsum(np.concatenate([[start], d[rows]]))[1:]
-            rows = rows[np.minimum(np.searchsorted(cumulative, points, side="right"), rows.size - 1)]
+    rows = picked_free_rows(d, caps, cap, floor, start, points)
     B = np.empty((rows.size, len(columns)), dtype=columns[0].dtype if columns else np.float64)
     for j, c in enumerate(columns):
         B[:, j] = c[rows]
