@@ -226,6 +226,7 @@ class DeferredRowVector(RowVector):
 
     @property
     def parts(self) -> list:
+        """The blocks' futures, submitted at the first call."""
         if self._parts is None:
             self._parts, self._make = self._make(), None
         return self._parts
