@@ -12,6 +12,11 @@ from libc.stdint cimport int64_t
 import numpy as np
 
 
+cdef inline bint _free(double x, double cap_i, double floor) noexcept nogil:
+    """An example of ``d_i = x`` is free: below its cap by more than 1e-12 of it, above the floor."""
+    return x < cap_i * (1.0 - 1e-12) and x > floor
+
+
 def free_running_sum(const double[::1] d, caps, double cap, double floor, double start):
     """``(count, running)``: the free examples of the block (``d_i < cap_i (1 - 1e-12)`` and
     ``d_i > floor``, ``cap_i`` from ``caps`` or, where it is None, ``cap``) and ``start`` plus their
@@ -19,7 +24,7 @@ def free_running_sum(const double[::1] d, caps, double cap, double floor, double
     cdef Py_ssize_t n = d.shape[0], i, count = 0
     cdef const double[::1] c
     cdef bint per_example = caps is not None
-    cdef double running = start, limit = cap * (1.0 - 1e-12), x
+    cdef double running = start, x
     if per_example:
         c = caps
         if c.shape[0] != n:
@@ -27,9 +32,7 @@ def free_running_sum(const double[::1] d, caps, double cap, double floor, double
     with nogil:
         for i in range(n):
             x = d[i]
-            if per_example:
-                limit = c[i] * (1.0 - 1e-12)
-            if x < limit and x > floor:
+            if _free(x, c[i] if per_example else cap, floor):
                 running = running + x
                 count += 1
     return count, running
@@ -46,7 +49,7 @@ def picked_free_rows(const double[::1] d, caps, double cap, double floor, double
     cdef const double[::1] c
     cdef const double[::1] p
     cdef bint per_example = caps is not None, all_rows = points is None
-    cdef double running = start, limit = cap * (1.0 - 1e-12), x
+    cdef double running = start, x
     if per_example:
         c = caps
         if c.shape[0] != n:
@@ -59,9 +62,7 @@ def picked_free_rows(const double[::1] d, caps, double cap, double floor, double
     with nogil:
         for i in range(n):
             x = d[i]
-            if per_example:
-                limit = c[i] * (1.0 - 1e-12)
-            if x < limit and x > floor:
+            if _free(x, c[i] if per_example else cap, floor):
                 last = i
                 if all_rows:
                     out[found] = i
