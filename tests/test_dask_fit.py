@@ -82,6 +82,33 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
     assert folded > 0 or m < 8192 * n_blocks  # (blocks of at most 8192 margins send them all: no hint)
 
 
+def test_a_line_search_point_makes_its_margins_in_its_first_pass(client):
+    """A point ``q0 + lam delta`` whose margins take few values: the search's first pass counts them
+    from ``q0`` and ``delta`` (the margins are made only where asked for), with the result of the
+    projection of the margins made (in memory) and the same bits of the margins when they are."""
+    from marginboost.dask.objectives import _axpy
+
+    rng = np.random.default_rng(21)
+    m = 100000
+    layout = RowLayout(client, np.linspace(0, m, 5).astype(int))
+    q0, delta = rng.integers(0, 6, m) * 0.1, rng.integers(-2, 3, m) * 0.05
+    q0d, deltad = scattered(layout, q0), scattered(layout, delta)
+    nu, eta, lam = 0.1 * m, 30.0, 0.3
+    hint = SearchHint()
+    distributed_kl_projection(q0d, nu, eta, hint=hint)  # the last projection's pivots: few values
+    q_lam = DeferredRowVector(layout, lambda: layout.submit(_axpy, q0d, lam, deltad))
+    d1, v1, sums1, rho1 = distributed_kl_projection(q_lam, nu, eta, None, deltad, hint=hint, soft_margin=True,
+                                                    shift=(q0d, lam))
+    assert q_lam._parts is None and isinstance(d1, DeferredRowVector)  # neither made yet
+    q = q0 + lam * delta
+    d0, v0, sums0 = kl_projection_and_value(q, nu, eta, None, delta)
+    assert v1 == pytest.approx(v0, rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(sums1, sums0, rtol=1e-11, atol=1e-14)
+    assert rho1 == pytest.approx(soft_margin(q, nu), rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(d1.compute(), d0, rtol=1e-12, atol=1e-16)
+    np.testing.assert_array_equal(q_lam.compute(), q)
+
+
 def test_the_new_column_pass_gives_the_edge_column_and_short_step_of_memory(client):
     """One pass over the new column: its edge, its column (identical columns merged) and the short
     step's sums, as the in-memory rule takes them; without that pass, the rule's own."""

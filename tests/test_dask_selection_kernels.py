@@ -119,6 +119,15 @@ def test_distinct_sums_along_a_direction(weighted):
     np.testing.assert_allclose(sd2[order], np.bincount(inverse, weights=w * delta * delta), rtol=1e-12)
     with pytest.raises(ValueError, match="delta must be as long as q"):
         distinct_sums(q, s, 1000, -np.inf, np.inf, delta[1:])
+    # the values of q + lam delta, made in the pass as numpy makes them
+    shifted = q + 0.3 * delta
+    values, masses, sd, sd2 = distinct_sums(q, s, 10000, -np.inf, np.inf, delta, 0.3)
+    unique, inverse = np.unique(shifted, return_inverse=True)
+    order = np.argsort(values)
+    np.testing.assert_array_equal(values[order], unique)
+    np.testing.assert_array_equal(masses[order], np.bincount(inverse, weights=s, minlength=unique.shape[0]))
+    with pytest.raises(ValueError, match="lam needs delta"):
+        distinct_sums(q, s, 1000, -np.inf, np.inf, None, 0.3)
 
 
 def test_line_search_sums_from_the_distinct_values_are_kl_block_s():

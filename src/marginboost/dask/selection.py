@@ -84,7 +84,7 @@ def _sample(values, block: int, seed: int, step: int):
 
 
 def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, eta: float | None, seed: int,
-                    step: int, distinct: bool, window: bool = False, few: bool = False, delta=None):
+                    step: int, distinct: bool, window: bool = False, few: bool = False, delta=None, lam=None):
     """A block's answer to one step: ``('all', values, masses)`` of its margins in ``[lo, hi)``
     when it has at most :data:`SAMPLE` of them (or, with ``distinct``, at most 8x that many
     distinct values, each with its summed weight); else ``('stats', sums, n, sample)``, ``sums``
@@ -100,11 +100,14 @@ def _interval_stats(q, s, block: int, lo: float, hi: float, pivots: np.ndarray, 
     (:func:`._selection.interval_sums`). With ``few`` (margins expected to take few values), the
     distinct values first too, at most :data:`SAMPLE` of them (a pass that stops at the first one
     beyond), the sample drawn from the margins where there are more. With ``delta`` (a line search's
-    direction), the distinct values' answer is ``('all', values, masses, sum s delta, sum s delta^2)``."""
+    direction), the distinct values' answer is ``('all', values, masses, sum s delta, sum s delta^2)``;
+    with ``lam`` too, the margins are ``q + lam delta`` (made here, as numpy makes them)."""
     if (distinct or few) and not window:
-        found = distinct_sums(q, s, 8 * SAMPLE if distinct else SAMPLE, lo, hi, delta)
+        found = distinct_sums(q, s, 8 * SAMPLE if distinct else SAMPLE, lo, hi, delta, lam)
         if found is not None:
             return ("all",) + tuple(found)
+    if lam is not None:
+        q = q + lam * delta
     qa, sa, *sums, beyond = interval_sums(q, s, lo, hi, pivots, 0.0 if eta is None else eta, eta is not None, window)
     if qa.shape[0] <= SAMPLE and not window:
         return "all", qa, _ones_or(sa, qa.shape[0])
@@ -162,11 +165,13 @@ class _Search:
     trip a step for all of them, and a pass that two of them need (the hinted first step) once."""
 
     def __init__(self, q: RowVector, s: RowVector | None, nu: float, eta: float | None, seed: int = 0,
-                 hint: "SearchHint | None" = None, pass_eta: float | None = None, delta: RowVector | None = None):
+                 hint: "SearchHint | None" = None, pass_eta: float | None = None, delta: RowVector | None = None,
+                 shift: tuple | None = None):
         self.q, self.s, self.nu, self.eta, self.seed, self.hint = q, s, float(nu), eta, seed, hint
         # a line search's direction: where a pass counts the distinct margins of all examples, it sums
-        # s delta and s delta^2 per value too (:attr:`along`)
-        self.delta = delta
+        # s delta and s delta^2 per value too (:attr:`along`); with ``shift = (q0, lam)`` (``q`` is
+        # ``q0 + lam delta``, made where it is asked for) that first pass makes the margins itself
+        self.delta, self.shift = delta, shift
         self.along = None
         # the eta of the passes' exponentials: the test's, or a projection's whose passes the soft
         # margin's share (its test reads no exponential)
@@ -208,10 +213,12 @@ class _Search:
         else:
             self.pivots = _pivots(self.lo, self.hi, self.samples, self.sizes)
         self.distinct = self.distinct or self.pivots.shape[0] < 2
-        return _Pass(_interval_stats, (self.q, self.s, blocks, self.lo, self.hi, self.pivots, self.pass_eta,
-                                       self.seed, self.step, self.distinct, self.windowed, few, self.delta),
+        margins, lam = (self.shift if few and self.shift is not None and self.delta is not None
+                        else (self.q, None))
+        return _Pass(_interval_stats, (margins, self.s, blocks, self.lo, self.hi, self.pivots, self.pass_eta,
+                                       self.seed, self.step, self.distinct, self.windowed, few, self.delta, lam),
                      ("stats", self.lo, self.hi, self.pivots.tobytes(), self.pass_eta, self.step, self.distinct,
-                      self.windowed, few, id(self.delta)))
+                      self.windowed, few, id(self.delta), lam))
 
     def _open_window(self) -> bool:
         """Narrows the first step's pivots and ``[lo, hi)`` to the window of :class:`SearchHint`
@@ -423,18 +430,21 @@ def _second(pair):
 
 def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowVector | None = None,
                               delta: RowVector | None = None, hint: SearchHint | None = None,
-                              soft_margin: bool = False):
+                              soft_margin: bool = False, shift: tuple | None = None):
     """``(d, value, sums)`` as :func:`marginboost.core.projections.kl_projection_and_value`, for
     margins on the workers: ``d`` a :class:`RowVector`, ``value`` the smoothed soft margin,
     ``sums = (slope, sq, lin, mass)`` along ``delta`` (None without it), each summed per block
     in example order and over blocks in order. ``hint``: a :class:`SearchHint` kept from one
     projection to the next (saves the search's first round trip). With ``soft_margin``, a fourth
     item: the soft margin of ``q`` (:func:`distributed_soft_margin`, same ``nu`` and weights), searched
-    with the projection, in the same round trips (its first pass, hinted, is the projection's)."""
+    with the projection, in the same round trips (its first pass, hinted, is the projection's).
+    ``shift = (q0, lam)``: ``q`` is ``q0 + lam delta``, a :class:`DeferredRowVector` (a line search's
+    point): a first pass that counts the distinct margins makes them itself, and ``q``'s blocks are
+    made only where another pass, ``d`` or the caller asks for them (a point not taken: never)."""
     m, layout = q.layout.m, q.layout
     along = delta if weights is None else None  # (the sums of a weighted d are summed where it is made)
-    search = _Search(q, weights, nu, eta, hint=hint, delta=along)
-    soft = _Search(q, weights, nu, None, hint=hint, pass_eta=eta, delta=along) if soft_margin else None
+    search = _Search(q, weights, nu, eta, hint=hint, delta=along, shift=shift)
+    soft = _Search(q, weights, nu, None, hint=hint, pass_eta=eta, delta=along, shift=shift) if soft_margin else None
     _run(search, *([soft] if soft_margin else []))
     found = search.result
     if hint is not None:  # where the next projection's window goes
