@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("dask")
-from marginboost.dask._selection import distinct_sums, interval_sums, kl_block  # noqa: E402
+from marginboost.dask._selection import distinct_sums, interval_sums, kl_block, kl_d_few  # noqa: E402
 
 
 def reference_sums(q, s, lo, hi, pivots, eta):
@@ -87,6 +87,26 @@ def test_kl_block_equals_numpy():
     np.testing.assert_allclose(sums, (want @ delta, (want * delta)[free] @ delta[free], (want * delta)[free].sum(),
                                       want[free].sum()), rtol=1e-12)
     assert kl_block(q, None, tau, scale, nu, eta, None)[1] is None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_kl_d_by_the_values_is_kl_block_s_d_bit_for_bit(weighted):
+    """Capped below tau, free from it on, every example capped (tau = inf), exponents below
+    exp_into_c's range (libm's there), 0.0 and -0.0; None for more values than the limit and for
+    NaN margins."""
+    rng = np.random.default_rng(13)
+    n = 30011
+    q = rng.integers(-40, 40, n) * 0.37
+    q[::7] = 0.0
+    q[1::7] = -0.0
+    s = rng.exponential(size=n) if weighted else None
+    for tau, scale, eta in ((1.11, 1e-5, 3.0), (0.0, 2e-6, 1.0), (np.inf, 0.0, 3.0), (-3.7, 1e-4, 90.0)):
+        want = kl_block(q, s, tau, scale, 3000.0, eta, None)[0]
+        np.testing.assert_array_equal(kl_d_few(q, s, tau, scale, 3000.0, eta, 100), want)
+    assert kl_d_few(q, s, 1.11, 1e-5, 3000.0, 3.0, 50) is None  # 80 values
+    q_nan = q.copy()
+    q_nan[100] = np.nan
+    assert kl_d_few(q_nan, s, 1.11, 1e-5, 3000.0, 3.0, 100) is None
 
 
 @pytest.mark.parametrize("weighted", [False, True])

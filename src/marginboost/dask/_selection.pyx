@@ -309,6 +309,68 @@ def kl_block(const double[::1] q, s, double tau, double scale, double nu, double
     return d_arr, (slope, sq, lin, mass)
 
 
+def kl_d_few(const double[::1] q, s, double tau, double scale, double nu, double eta, Py_ssize_t limit):
+    """:func:`kl_block`'s ``d`` (without sums) where the block's margins take at most ``limit``
+    values, else None (NaN margins: None too). Examples of one margin share their ``d`` but for
+    the weight: each value's ``d`` is made once, by :func:`kl_block`'s operations (its exponential
+    by the same ``exp_into_c``, whose result does not depend on the neighbours: the same bits), and
+    looked up for the others in a hash table (as :func:`distinct_sums`'). A small ensemble's
+    margins take a few hundred values a block: a lookup costs about half the exponential's chunked
+    pass. The pass stops at the first value beyond ``limit`` (with many values, early)."""
+    cdef Py_ssize_t n = q.shape[0], i, k = 0, slots_n = 16, shift = 60, slot
+    cdef const double[::1] w
+    cdef bint weighted = s is not None, all_capped = tau == INFINITY, failed = False
+    cdef double cap = 1.0 / nu, x, key, value, arg1, clamped1, ex1
+    cdef int64_t scratch1
+    cdef uint64_t bits
+    if limit < 0:
+        raise ValueError(f"kl_d_few: limit must be >= 0, got {limit}")
+    if weighted:
+        w = s
+        if w.shape[0] != n:
+            raise ValueError("kl_d_few: s must be as long as q")
+    while slots_n < 2 * limit:
+        slots_n *= 2
+        shift -= 1
+    keys_arr = np.empty(slots_n)
+    values_arr = np.empty(slots_n)
+    used_arr = np.zeros(slots_n, dtype=np.uint8)
+    d_arr = np.empty(n)
+    cdef double[::1] keys = keys_arr
+    cdef double[::1] values = values_arr
+    cdef uint8_t[::1] used = used_arr
+    cdef double[::1] d = d_arr
+    with nogil:
+        for i in range(n):
+            x = q[i]
+            if x != x:
+                failed = True
+                break
+            key = 0.0 if x == 0.0 else x  # (-0.0 is 0.0, and its d is the same)
+            memcpy(&bits, &key, 8)
+            slot = <Py_ssize_t>((bits * <uint64_t>0x9E3779B97F4A7C15) >> shift)
+            while used[slot] and keys[slot] != key:
+                slot = (slot + 1) & (slots_n - 1)
+            if not used[slot]:
+                if k == limit:
+                    failed = True
+                    break
+                used[slot] = 1
+                keys[slot] = key
+                k += 1
+                if all_capped or x < tau:
+                    values[slot] = cap
+                else:
+                    arg1 = -eta * (x - tau)
+                    _exp_chunk(&arg1, &clamped1, &ex1, &scratch1, 1)
+                    values[slot] = scale * ex1
+            value = values[slot]
+            d[i] = w[i] * value if weighted else value
+    if failed:
+        return None
+    return d_arr
+
+
 def distinct_sums(const double[::1] q, s, Py_ssize_t limit, double lo=-INFINITY, double hi=INFINITY, delta=None,
                   lam=None):
     """``(values, masses)``: the distinct values of ``q`` in ``[lo, hi)`` in the order they first

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginboost.dask._selection import distinct_sums, interval_sums, kl_block
+from marginboost.dask._selection import distinct_sums, interval_sums, kl_block, kl_d_few
 from marginboost.dask.rows import DeferredRowVector, PerBlock, RowVector
 
 __all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
@@ -477,8 +477,11 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
 
 
 def _kl_d(q, s, tau: float, scale: float, nu: float, eta: float):
-    """A block of the projection's ``d`` (:func:`._selection.kl_block` without sums)."""
-    return kl_block(q, s, tau, scale, nu, eta, None)[0]
+    """A block of the projection's ``d`` (:func:`._selection.kl_block` without sums): by a lookup of
+    each margin value's ``d`` where the margins take at most :data:`SAMPLE` values
+    (:func:`._selection.kl_d_few`, the same bits), else by the exponential of every margin."""
+    d = kl_d_few(q, s, tau, scale, nu, eta, SAMPLE)
+    return kl_block(q, s, tau, scale, nu, eta, None)[0] if d is None else d
 
 
 def _sums_along(along: tuple, tau: float, scale: float, nu: float, eta: float) -> tuple[float, float, float, float]:
