@@ -279,6 +279,8 @@ def kl_block(const double[::1] q, s, double tau, double scale, double nu, double
             raise ValueError("kl_block: delta must be as long as q")
     d_arr = np.empty(n)
     cdef double[::1] d = d_arr
+    cdef const double* key_at = &keys[0]
+    cdef const uint8_t* used_at = &used[0]
     with nogil:
         start = 0
         while start < n:
@@ -309,6 +311,31 @@ def kl_block(const double[::1] q, s, double tau, double scale, double nu, double
     return d_arr, (slope, sq, lin, mass)
 
 
+cdef Py_ssize_t _table_shift(Py_ssize_t limit, Py_ssize_t* size):
+    """The hash table of :func:`kl_d_few` and :func:`distinct_sums` for up to ``limit`` keys: its
+    ``size`` (a power of two, at least 16 and ``2 limit``) and the shift that takes a 64-bit hash
+    to a slot."""
+    cdef Py_ssize_t shift = 60
+    size[0] = 16
+    while size[0] < 2 * limit:
+        size[0] *= 2
+        shift -= 1
+    return shift
+
+
+cdef inline Py_ssize_t _slot(const double* keys, const uint8_t* used, Py_ssize_t size, Py_ssize_t shift,
+                             double key) noexcept nogil:
+    """The slot of ``key`` (not NaN, not -0.0) in the table: where it is, or the free slot where it
+    goes (Fibonacci hashing of its bits, linear probing)."""
+    cdef uint64_t bits
+    cdef Py_ssize_t slot
+    memcpy(&bits, &key, 8)
+    slot = <Py_ssize_t>((bits * <uint64_t>0x9E3779B97F4A7C15) >> shift)
+    while used[slot] and keys[slot] != key:
+        slot = (slot + 1) & (size - 1)
+    return slot
+
+
 def kl_d_few(const double[::1] q, s, double tau, double scale, double nu, double eta, Py_ssize_t limit):
     """:func:`kl_block`'s ``d`` (without sums) where the block's margins take at most ``limit``
     values, else None (NaN margins: None too). Examples of one margin share their ``d`` but for
@@ -317,21 +344,18 @@ def kl_d_few(const double[::1] q, s, double tau, double scale, double nu, double
     looked up for the others in a hash table (as :func:`distinct_sums`'). A small ensemble's
     margins take a few hundred values a block: a lookup costs about half the exponential's chunked
     pass. The pass stops at the first value beyond ``limit`` (with many values, early)."""
-    cdef Py_ssize_t n = q.shape[0], i, k = 0, slots_n = 16, shift = 60, slot
+    cdef Py_ssize_t n = q.shape[0], i, k = 0, slots_n, shift, slot
     cdef const double[::1] w
     cdef bint weighted = s is not None, all_capped = tau == INFINITY, failed = False
     cdef double cap = 1.0 / nu, x, key, value, arg1, clamped1, ex1
     cdef int64_t scratch1
-    cdef uint64_t bits
     if limit < 0:
         raise ValueError(f"kl_d_few: limit must be >= 0, got {limit}")
     if weighted:
         w = s
         if w.shape[0] != n:
             raise ValueError("kl_d_few: s must be as long as q")
-    while slots_n < 2 * limit:
-        slots_n *= 2
-        shift -= 1
+    shift = _table_shift(limit, &slots_n)
     keys_arr = np.empty(slots_n)
     values_arr = np.empty(slots_n)
     used_arr = np.zeros(slots_n, dtype=np.uint8)
@@ -347,10 +371,7 @@ def kl_d_few(const double[::1] q, s, double tau, double scale, double nu, double
                 failed = True
                 break
             key = 0.0 if x == 0.0 else x  # (-0.0 is 0.0, and its d is the same)
-            memcpy(&bits, &key, 8)
-            slot = <Py_ssize_t>((bits * <uint64_t>0x9E3779B97F4A7C15) >> shift)
-            while used[slot] and keys[slot] != key:
-                slot = (slot + 1) & (slots_n - 1)
+            slot = _slot(key_at, used_at, slots_n, shift, key)
             if not used[slot]:
                 if k == limit:
                     failed = True
@@ -381,12 +402,11 @@ def distinct_sums(const double[::1] q, s, Py_ssize_t limit, double lo=-INFINITY,
     last two per value too (a line search's sums along ``delta``, :mod:`marginboost.dask.selection`).
     With ``lam`` too, the values are those of ``q + lam delta``, each made as numpy makes it (the
     product rounded, then the sum: the same bits), none written out."""
-    cdef Py_ssize_t n = q.shape[0], i, k = 0, cap = 16, shift = 60, slot
+    cdef Py_ssize_t n = q.shape[0], i, k = 0, cap, shift, slot
     cdef const double[::1] w
     cdef const double[::1] dl
     cdef bint weighted = s is not None, along = delta is not None, overflow = False, shifted = lam is not None
     cdef double x, wi, di, step = 0.0 if lam is None else lam
-    cdef uint64_t bits
     if limit < 0:
         raise ValueError(f"distinct_sums: limit must be >= 0, got {limit}")
     if weighted:
@@ -399,9 +419,7 @@ def distinct_sums(const double[::1] q, s, Py_ssize_t limit, double lo=-INFINITY,
             raise ValueError("distinct_sums: delta must be as long as q")
     elif shifted:
         raise ValueError("distinct_sums: lam needs delta")
-    while cap < 2 * limit:
-        cap *= 2
-        shift -= 1
+    shift = _table_shift(limit, &cap)
     keys_arr = np.empty(cap)
     mass_arr = np.zeros(cap)
     along_arr = np.zeros(cap if along else 0)
@@ -414,6 +432,8 @@ def distinct_sums(const double[::1] q, s, Py_ssize_t limit, double lo=-INFINITY,
     cdef double[::1] sd2 = along2_arr
     cdef uint8_t[::1] used = used_arr
     cdef int64_t[::1] slots = slots_arr
+    cdef const double* key_at = &keys[0]
+    cdef const uint8_t* used_at = &used[0]
     with nogil:
         for i in range(n):
             x = q[i] + step * dl[i] if shifted else q[i]
@@ -421,10 +441,7 @@ def distinct_sums(const double[::1] q, s, Py_ssize_t limit, double lo=-INFINITY,
                 continue
             if x == 0.0:
                 x = 0.0  # (-0.0 is 0.0)
-            memcpy(&bits, &x, 8)
-            slot = <Py_ssize_t>((bits * <uint64_t>0x9E3779B97F4A7C15) >> shift)
-            while used[slot] and keys[slot] != x:
-                slot = (slot + 1) & (cap - 1)
+            slot = _slot(key_at, used_at, cap, shift, x)
             if not used[slot]:
                 if k == limit:
                     overflow = True
