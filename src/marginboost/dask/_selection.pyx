@@ -279,8 +279,6 @@ def kl_block(const double[::1] q, s, double tau, double scale, double nu, double
             raise ValueError("kl_block: delta must be as long as q")
     d_arr = np.empty(n)
     cdef double[::1] d = d_arr
-    cdef const double* key_at = &keys[0]
-    cdef const uint8_t* used_at = &used[0]
     with nogil:
         start = 0
         while start < n:
@@ -364,6 +362,8 @@ def kl_d_few(const double[::1] q, s, double tau, double scale, double nu, double
     cdef double[::1] values = values_arr
     cdef uint8_t[::1] used = used_arr
     cdef double[::1] d = d_arr
+    cdef const double* key_at = &keys[0]
+    cdef const uint8_t* used_at = &used[0]
     with nogil:
         for i in range(n):
             x = q[i]
