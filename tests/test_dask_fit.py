@@ -27,7 +27,7 @@ from marginboost.core.projections import kl_projection_and_value  # noqa: E402
 import marginboost.dask.base as dask_base  # noqa: E402
 from marginboost.dask.data import block_groups, training_data  # noqa: E402
 from marginboost.dask.estimators import DaskCERLPBoostClassifier, DaskMLPBoostClassifier  # noqa: E402
-from marginboost.dask.rows import DeferredRowVector, RowLayout, RowVector  # noqa: E402
+from marginboost.dask.rows import LazyRowVector, RowLayout, RowVector  # noqa: E402
 from marginboost.dask.selection import SearchHint, distributed_kl_projection, distributed_soft_margin  # noqa: E402
 from marginboost.soft_margin.objectives import relative_entropy_to_uniform, soft_margin  # noqa: E402
 from marginboost.weak_learners.histogram import HistogramTree  # noqa: E402
@@ -69,7 +69,7 @@ def test_projection_and_soft_margin_agree_with_memory(client, m, n_blocks):
                     with_soft = eta == 300.0
                     d1, v1, sums1, *rho = distributed_kl_projection(qd, nu, eta, wd, deltad, hint=hint,
                                                                     soft_margin=with_soft)
-                    folded += isinstance(d1, DeferredRowVector)
+                    folded += isinstance(d1, LazyRowVector)  # (d with the sums of the fold: made where used)
                     if with_soft:
                         assert rho[0] == pytest.approx(soft_margin(q, nu, w), rel=1e-11, abs=1e-12)
                     else:
@@ -96,10 +96,10 @@ def test_a_line_search_point_makes_its_margins_in_its_first_pass(client):
     nu, eta, lam = 0.1 * m, 30.0, 0.3
     hint = SearchHint()
     distributed_kl_projection(q0d, nu, eta, hint=hint)  # the last projection's pivots: few values
-    q_lam = DeferredRowVector(layout, lambda: layout.submit(_axpy, q0d, lam, deltad))
+    q_lam = layout.lazy(_axpy, q0d, lam, deltad)
     d1, v1, sums1, rho1 = distributed_kl_projection(q_lam, nu, eta, None, deltad, hint=hint, soft_margin=True,
                                                     shift=(q0d, lam))
-    assert q_lam._parts is None and isinstance(d1, DeferredRowVector)  # neither made yet
+    assert q_lam.pending and d1.pending  # neither made yet
     q = q0 + lam * delta
     d0, v0, sums0 = kl_projection_and_value(q, nu, eta, None, delta)
     assert v1 == pytest.approx(v0, rel=1e-12, abs=1e-12)

@@ -133,7 +133,7 @@ class DistributedMarginMatrix:
         cols = [self._columns[int(j)] for j in active]
         if not cols:
             return self.layout.full(0.0)
-        return self.layout.vector(_matvec_block, cols, w[active])
+        return self.layout.lazy(_matvec_block, cols, w[active])  # (made in the pass that first reads it)
 
     def rmatvec(self, d: RowVector) -> np.ndarray:
         """``U^T d``: every hypothesis' edge under ``d``."""

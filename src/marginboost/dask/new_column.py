@@ -70,4 +70,4 @@ class DistributedShortStep(ShortStep):
             dot, scale = _short_step_sums(u.layout.reduce(_short_step_block, u, ctx.q, ctx.d))
         self.known = None
         lam = short_step(dot, ctx.objective.eta * scale * scale)
-        return toward_new(ctx, lam, q_new=ctx.q.layout.vector(_toward, ctx.q, u, lam))
+        return toward_new(ctx, lam, q_new=ctx.q.layout.lazy(_toward, ctx.q, u, lam))

@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from marginboost.core.projections import slope_curvature_sums
-from marginboost.dask.rows import DeferredRowVector, RowVector
+from marginboost.dask.rows import RowVector
 from marginboost.dask.selection import SearchHint, distributed_kl_projection, distributed_soft_margin
 from marginboost.soft_margin.objectives import SmoothedSoftMargin, SoftMargin
 
@@ -103,7 +103,7 @@ class DistributedSmoothedSoftMargin(SmoothedSoftMargin):
         # (made where it is used: the search's first pass makes the margins itself, and a point the
         # line search does not take never needs them)
         layout = q.layout
-        q_lam = DeferredRowVector(layout, lambda: layout.submit(_axpy, q, lam, delta))
+        q_lam = layout.lazy(_axpy, q, lam, delta)
         d_lam, value, sums, self._soft_margins[q_lam] = distributed_kl_projection(
             q_lam, self.nu, self.eta, self.weights, delta, self._hint, soft_margin=True, shift=(q, lam))
         self._known = (q_lam, d_lam, value)

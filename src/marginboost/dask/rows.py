@@ -22,6 +22,18 @@ arithmetic that fills them).
 
 Vectors are immutable (each operation makes new blocks), as the round driver needs: a state
 committed once is never changed (:mod:`marginboost.core.rounds`).
+
+Chains are fused into one task a block. On a cluster each dependency between tasks costs a message
+from the worker to the scheduler and one back (Dask's batched streams: 5 to 10 ms measured on a
+local cluster, whatever the task's size), so a round trip whose answer needs a chain of four tasks
+took four of them. A :class:`LazyRowVector` (:meth:`RowLayout.lazy`, and every operation on one)
+is a recipe: the first task that needs it (a reduction, or another task of :meth:`RowLayout.submit`)
+computes it inline, in the same task, then its own function, and returns a :class:`Kept` result
+whose intermediate blocks stay on that worker; the vector's blocks are then futures of small
+tasks that take them out of it (:func:`_kept_part`), off the round trip's path. The blocks are
+made by the same functions from the same inputs as unfused: the same bits. A :class:`Kept`
+travels (to the client, to another worker, spilled to disk) without its blocks; a part taken from
+such a copy is remade from the recipe, so lineage and worker loss behave as for plain tasks.
 """
 from __future__ import annotations
 
@@ -30,12 +42,13 @@ import uuid
 from typing import Callable
 
 import numpy as np
+from dask.sizeof import sizeof
 from dask.utils import funcname
 
 from marginboost.core.example_vectors import ExampleVector
 from marginboost.dask._block_memory import pooled
 
-__all__ = ["DeferredRowVector", "PerBlock", "RowLayout", "RowVector", "submit_pooled"]
+__all__ = ["Kept", "LazyRowVector", "PerBlock", "RowLayout", "RowVector", "answer", "own_result", "submit_pooled"]
 
 
 class _Pooled:
@@ -51,10 +64,110 @@ class _Pooled:
             return self.fn(*args, **kwargs)
 
 
-def submit_pooled(client, fn: Callable, *args, **kwargs):
+def submit_pooled(client, fn: Callable, *args, name: Callable | None = None, **kwargs):
     """``client.submit(fn, *args, pure=False, **kwargs)`` run in the block memory (module docstring),
-    keyed by ``fn``'s name as Dask keys it (the dashboard and task streams name the task so)."""
-    return client.submit(_Pooled(fn), *args, key=f"{funcname(fn)}-{uuid.uuid4().hex}", pure=False, **kwargs)
+    keyed by the name of ``name`` (default ``fn``) as Dask keys it (the dashboard and task streams
+    name the task so)."""
+    return client.submit(_Pooled(fn), *args, key=_key(fn if name is None else name), pure=False, **kwargs)
+
+
+def _key(fn: Callable) -> str:
+    return f"{funcname(fn)}-{uuid.uuid4().hex}"
+
+
+def _part_key(fn: Callable) -> str:
+    """The key of a task that takes ``fn``'s block out of a fused task. Its own prefix: Dask's
+    scheduler times tasks by prefix, and under ``fn``'s (a pass over a block) it took the few
+    microseconds of the take for milliseconds and moved takes to other workers (their blocks then
+    copied over and remade there)."""
+    return f"kept-{funcname(fn)}-{uuid.uuid4().hex}"
+
+
+class Kept:
+    """A task's ``answer`` with ``local`` values that stay on the worker that made it: a copy sent
+    anywhere (the client, another worker, the disk when Dask spills) carries the answer alone.
+    The fused tasks return one (module docstring); a tree level keeps its examples' nodes so
+    (:mod:`marginboost.dask.sample`)."""
+
+    __slots__ = ("answer", "local")
+
+    def __init__(self, answer, local=None):
+        self.answer, self.local = answer, local
+
+    def __reduce__(self):
+        return Kept, (self.answer,)
+
+
+@sizeof.register(Kept)
+def _sizeof_kept(kept: Kept) -> int:
+    return sizeof(kept.answer) + sizeof(kept.local)
+
+
+class _Fused(Kept):
+    """A fused task's result: its steps' values ``local``, the last one's ``answer`` where gathered."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return _Fused, (self.answer,)
+
+
+def answer(result):
+    """A task's result as its caller asked for it: the answer of a :class:`Kept` (of one in one)."""
+    while isinstance(result, Kept):
+        result = result.answer
+    return result
+
+
+def own_result(result):
+    """The result of the function asked for, from a task of :meth:`RowLayout.submit_kept`: itself,
+    or the last step of the task it was fused into (its answer alone where that came without them)."""
+    if isinstance(result, _Fused):
+        return result.answer if result.local is None else result.local[-1]
+    return result
+
+
+class _Ref:
+    """In a fused task's recipe: the value of its ``index``-th step."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+
+def _resolved(arg, values: list):
+    if isinstance(arg, _Ref):
+        return values[arg.index]
+    if type(arg) in (list, tuple):
+        return type(arg)(_resolved(a, values) for a in arg)
+    return arg
+
+
+def _evaluate(steps: list) -> list:
+    """The values of a fused task's steps ``(fn, args, kwargs)``, in order (each may use the ones
+    before through a :class:`_Ref`)."""
+    values = []
+    for fn, args, kwargs in steps:
+        values.append(fn(*[_resolved(a, values) for a in args], **kwargs))
+    return values
+
+
+def _run_fused(steps: list, gathered: bool) -> _Fused:
+    """A fused task: every step's value kept on the worker; the last one's also as the answer
+    where the client gathers it (``gathered``)."""
+    values = _evaluate(steps)
+    return _Fused(values[-1] if gathered else None, values)
+
+
+def _kept_part(result: _Fused, index: int, steps: list):
+    """Step ``index``'s block of a fused task's ``result``; remade from the recipe ``steps`` where
+    the result came here without its blocks (from another worker, or from disk)."""
+    values = result.local
+    if values is None:
+        with pooled():
+            values = _evaluate(steps)
+    return values[index]
 
 
 class RowLayout:
@@ -78,20 +191,65 @@ class RowLayout:
     def submit(self, fn: Callable, *args, **kwargs) -> list:
         """One task ``fn(*args_k, **kwargs)`` per block: a :class:`RowVector` argument is replaced
         by its block k, a list or tuple of them by the list of their blocks k, a :class:`PerBlock`
-        by its item k, anything else is
-        passed to every task as it is. Returns the tasks' futures, at once."""
+        by its item k, anything else is passed to every task as it is. Returns the tasks' futures,
+        at once. A :class:`LazyRowVector` argument not yet made is made inside the task (module
+        docstring), the future's value then taken out of the fused task by one more."""
+        self._check(args)
+        if not _pending(args):
+            return [submit_pooled(self.client, fn, *[_block(a, k) for a in args], **kwargs)
+                    for k in range(self.n_parts)]
+        fused, steps = self._fused(fn, args, kwargs, gathered=False)
+        return [self.client.submit(_kept_part, f, -1, s, key=_part_key(fn), pure=False) for f, s in zip(fused, steps)]
+
+    def reduce(self, fn: Callable, *args, **kwargs) -> list:
+        """:meth:`submit`, then wait for the results (small: scalars or O(t) arrays), in block order;
+        one task a block whatever :class:`LazyRowVector` arguments it makes on the way."""
+        self._check(args)
+        if not _pending(args):
+            return [answer(r) for r in self.client.gather(self.submit(fn, *args, **kwargs))]
+        return [answer(r) for r in self.client.gather(self._fused(fn, args, kwargs, gathered=True)[0])]
+
+    def submit_kept(self, fn: Callable, *args, **kwargs) -> tuple[list, list]:
+        """:meth:`reduce` for a ``fn`` that returns a :class:`Kept`: ``(answers, futures)``, the
+        answers gathered and the futures of the tasks' results, whose local values later tasks of
+        the same worker read (others get the answer alone)."""
+        self._check(args)
+        if _pending(args):
+            futures = self._fused(fn, args, kwargs, gathered=True)[0]
+        else:
+            futures = self.submit(fn, *args, **kwargs)
+        return [answer(r) for r in self.client.gather(futures)], futures
+
+    def vector(self, fn: Callable, *args, **kwargs) -> "RowVector":
+        """The vector whose block k is ``fn(*args_k, **kwargs)`` (:meth:`submit`); a
+        :class:`LazyRowVector` where an argument is one not yet made (the chain stays one)."""
+        if _pending(args):
+            return LazyRowVector(self, fn, args, kwargs)
+        return RowVector(self, self.submit(fn, *args, **kwargs))
+
+    def lazy(self, fn: Callable, *args, **kwargs) -> "LazyRowVector":
+        """The vector whose block k is ``fn(*args_k, **kwargs)``, made inside the first task that
+        needs it (module docstring)."""
+        return LazyRowVector(self, fn, args, kwargs)
+
+    def _check(self, args) -> None:
         for a in args:
             if isinstance(a, RowVector) and a.layout is not self:
                 raise ValueError("the vectors of one operation must share their row partitions")
-        return [submit_pooled(self.client, fn, *[_block(a, k) for a in args], **kwargs) for k in range(self.n_parts)]
 
-    def reduce(self, fn: Callable, *args, **kwargs) -> list:
-        """:meth:`submit`, then wait for the results (small: scalars or O(t) arrays), in block order."""
-        return self.client.gather(self.submit(fn, *args, **kwargs))
-
-    def vector(self, fn: Callable, *args, **kwargs) -> "RowVector":
-        """The vector whose block k is ``fn(*args_k, **kwargs)`` (:meth:`submit`)."""
-        return RowVector(self, self.submit(fn, *args, **kwargs))
+    def _fused(self, fn: Callable, args: tuple, kwargs: dict, gathered: bool) -> tuple[list, list]:
+        """The fused tasks of ``fn`` with its pending lazy arguments (and theirs) as steps before it,
+        one a block, and their recipes; each pending vector gets its blocks from them."""
+        order = _pending_order(args)
+        position = {id(v): i for i, v in enumerate(order)}
+        steps = [[(v._fn, tuple(_step_arg(a, k, position) for a in v._args), v._kwargs) for v in order]
+                 + [(fn, tuple(_step_arg(a, k, position) for a in args), kwargs)] for k in range(self.n_parts)]
+        fused = [submit_pooled(self.client, _run_fused, s, gathered, name=fn) for s in steps]
+        for i, v in enumerate(order):
+            v._parts = [self.client.submit(_kept_part, f, i, s, key=_part_key(v._fn), pure=False)
+                        for f, s in zip(fused, steps)]
+            v._args = v._kwargs = None  # (made: the recipe's inputs are the tasks' to hold now)
+        return fused, steps
 
     def full(self, value: float) -> "RowVector":
         """The vector of ``value`` everywhere."""
@@ -101,6 +259,45 @@ class RowLayout:
 
 class PerBlock(list):
     """An argument of :meth:`RowLayout.submit` whose item k goes to the task of block k."""
+
+
+def _flat(args):
+    for a in args:
+        if isinstance(a, (list, tuple)) and not isinstance(a, PerBlock):
+            yield from a
+        else:
+            yield a
+
+
+def _pending(args) -> bool:
+    return any(isinstance(a, LazyRowVector) and a.pending for a in _flat(args))
+
+
+def _pending_order(args) -> list:
+    """The pending lazy vectors that ``args`` need, each after those it needs."""
+    order, seen = [], set()
+
+    def visit(v):
+        seen.add(id(v))
+        for a in _flat(v._args):
+            if isinstance(a, LazyRowVector) and a.pending and id(a) not in seen:
+                visit(a)
+        order.append(v)
+
+    for a in _flat(args):
+        if isinstance(a, LazyRowVector) and a.pending and id(a) not in seen:
+            visit(a)
+    return order
+
+
+def _step_arg(arg, k: int, position: dict):
+    """An argument of a fused task's step for block k: a pending vector's step, or :func:`_block`."""
+    if isinstance(arg, LazyRowVector) and arg.pending:
+        return _Ref(position[id(arg)])
+    if isinstance(arg, (list, tuple)) and not isinstance(arg, PerBlock) and any(
+            isinstance(a, LazyRowVector) and a.pending for a in arg):
+        return [_step_arg(a, k, position) for a in arg]
+    return _block(arg, k)
 
 
 def _block(arg, k: int):
@@ -217,19 +414,29 @@ class RowVector(ExampleVector):
         return self.layout.full(value)
 
 
-class DeferredRowVector(RowVector):
-    """A :class:`RowVector` whose blocks are submitted when first asked for: ``make()`` returns
-    their futures (a line search's distribution at a point that may not be taken)."""
+class LazyRowVector(RowVector):
+    """The vector of ``fn(*args_k, **kwargs)`` a block, made inside the first task that needs it
+    (module docstring), or by a task of its own where its blocks are asked for first (a line
+    search's point never taken: never)."""
 
-    def __init__(self, layout: RowLayout, make: Callable[[], list]):
-        self.layout, self._make, self._parts = layout, make, None
+    def __init__(self, layout: RowLayout, fn: Callable, args: tuple, kwargs: dict):
+        self.layout, self._fn, self._args, self._kwargs, self._parts = layout, fn, args, kwargs, None
+
+    @property
+    def pending(self) -> bool:
+        """Not made yet."""
+        return self._parts is None
 
     @property
     def parts(self) -> list:
-        """The blocks' futures, submitted at the first call."""
+        """The blocks' futures (the vector made now if it was not)."""
         if self._parts is None:
-            self._parts, self._make = self._make(), None
+            self.layout._fused(_same, (self,), {}, gathered=False)
         return self._parts
+
+
+def _same(x):
+    return x
 
 
 def _block_max(x):

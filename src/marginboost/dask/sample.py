@@ -10,30 +10,31 @@ objects; and the sample interface of the least-squares histogram learners
 histograms of ``s r`` and ``s`` of a level in one task per block). Per tree level (once for a
 stump) one task per block sums the block's node totals and histograms (O(p x bins) each, added
 here in block order), below the root from its results of the level above, kept on the workers
-(the walks resume there, and half the histograms are the parent's minus the other half, as in
-memory); the training predictions and the examples' leaves stay on the workers as RowVectors.
+(the walks resume at the examples' nodes there, which stay on the workers, and half the
+histograms are the parent's minus the other half, as in memory). The last level of a tree takes
+no pass of its own: its nodes' totals (all its leaves' values need) are the sums of their
+parent's histogram bins on either side of the split, here, and the examples' leaves are walked
+inside the next task that needs them (the new column's, :class:`~marginboost.dask.rows.LazyRowVector`).
+A leaf's total so differs from the sum over its examples by rounding (the bins summed in bin
+order), which decides its sign only where the total is zero to rounding; where the sums are
+exact (``d`` of dyadic entries) it is the same. The training predictions and the examples'
+leaves stay on the workers as RowVectors.
 The codes are binned on the workers
 (:func:`marginboost.weak_learners.dask_histogram.distributed_sample`: the same bins as in memory).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from marginboost.dask.rows import PerBlock, RowLayout, RowVector
+from marginboost.dask.rows import Kept, PerBlock, RowLayout, RowVector, own_result
 from marginboost.weak_learners.dask_histogram import summed_level_stats, summed_stump_stats
-from marginboost.weak_learners.histogram import (LevelStats, StumpStats, level_stats, stump_predictions, stump_stats,
-                                                 tree_predictions)
+from marginboost.weak_learners.histogram import (_FROM_ROOT, LevelStats, StumpStats, _descend, level_stats,
+                                                 stump_predictions, stump_stats, tree_predictions)
 from marginboost.weak_learners.histogram_regression import LeastSquaresLevel, least_squares_level, tree_node_sums
 
 __all__ = ["WorkerSample"]
-
-
-def _without_leaf(stats: LevelStats) -> LevelStats:
-    return stats._replace(leaf=None)
-
-
-def _leaf(stats: LevelStats):
-    return stats.leaf
 
 
 def _take(leaf, value):
@@ -48,15 +49,47 @@ def _block_counts(codes, width: int) -> np.ndarray:
     return counts
 
 
-def _resumed_level(codes, w, routing, n_nodes: int, width: int, with_hist: bool, square: bool, previous: LevelStats,
-                   root_counts, parent_pos):
-    """:func:`.histogram.level_stats` of a block from its level above (``previous``, of the same
-    tree and weights, its nodes at ``parent_pos``): the walks resume at the examples' nodes there,
-    and each split node's larger child's histograms are its parent's minus the smaller's."""
-    shape = (codes.shape[0], previous.hist.shape[1] * width)
-    counts = root_counts if previous.counts is None else previous.counts.reshape(shape)
-    return level_stats(codes, w, routing, n_nodes, width, with_hist, previous_leaf=previous.leaf,
-                       parent=(previous.hist.reshape(shape), counts, parent_pos), square=square)
+def _level(codes, w, routing, n_nodes: int, width: int, square: bool, previous, root_counts, parent_pos) -> Kept:
+    """:func:`.histogram.level_stats` of a block (with histograms), its examples' nodes kept on
+    the worker. Below the root from its level above (``previous``, of the same tree and weights,
+    its nodes at ``parent_pos``): the walks resume at the examples' nodes there (from the root
+    where they did not stay here), and each split node's larger child's histograms are its
+    parent's minus the smaller's."""
+    if previous is None:
+        stats = level_stats(codes, w, routing, n_nodes, width, True, square=square)
+    else:
+        above = own_result(previous)
+        shape = (codes.shape[0], above.answer.hist.shape[1] * width)
+        counts = root_counts if above.answer.counts is None else above.answer.counts.reshape(shape)
+        stats = level_stats(codes, w, routing, n_nodes, width, True, previous_leaf=above.local,
+                            parent=(above.answer.hist.reshape(shape), counts, parent_pos), square=square)
+    return Kept(stats._replace(leaf=None), stats.leaf)
+
+
+def _last_leaf(codes, routing, previous) -> np.ndarray:
+    """The block's examples' leaves: their walks one level on from ``previous`` (from the root
+    where their nodes did not stay on this worker)."""
+    start = own_result(previous).local
+    feature, cut, left, right, _, missing_code = routing
+    return _descend(codes, feature, cut, left, right, missing_code, _FROM_ROOT if start is None else start)
+
+
+def child_totals(above: LevelStats, routing, parent_pos) -> np.ndarray:
+    """The totals of a tree level's nodes from the histograms ``above`` of their parents (at
+    ``parent_pos``): each child's bins, those of its side of the parent's split, summed exactly
+    rounded (``math.fsum``)."""
+    feature, cut, left, right, active_pos, missing_code = routing
+    total = np.zeros(int(np.count_nonzero(active_pos >= 0)))
+    position = np.full(left.shape[0], -1)
+    position[:parent_pos.shape[0]] = parent_pos  # (the nodes made since: in no level above)
+    for node in np.flatnonzero((left >= 0) & (position >= 0)):
+        hist = above.hist[feature[node], position[node]]
+        goes_left = np.arange(hist.shape[0]) <= cut[node]
+        if missing_code[node] >= 0:
+            goes_left[missing_code[node]] = True
+        total[active_pos[left[node]]] = math.fsum(hist[goes_left])
+        total[active_pos[right[node]]] = math.fsum(hist[~goes_left])
+    return total
 
 
 class WorkerSample:
@@ -65,7 +98,7 @@ class WorkerSample:
     def __init__(self, layout: RowLayout, codes: list):
         self.layout, self.codes = layout, PerBlock(codes)
         self._root_counts = None  # per block, its examples per (feature, bin): made at the first tree
-        self._above = None  # the tree's last level: its per-block results (futures) and node positions
+        self._above = None  # the tree's last level: its per-block results (futures), node positions and sums
 
     def __getstate__(self) -> dict:
         # A level in progress is scratch of one tree (an estimator pickled keeps no futures of it).
@@ -82,26 +115,34 @@ class WorkerSample:
     def level_stats(self, w: RowVector, routing, n_nodes: int, width: int, with_hist: bool,
                     square: bool = False) -> LevelStats:
         """A tree level's node sums and histograms (:func:`.histogram.level_stats` per block, added
-        here); at the last level (no histograms) the examples' leaves, kept on the workers.
+        here); at the last level the nodes' totals alone, from the level above's histograms, and
+        the examples' leaves as a :class:`~marginboost.dask.rows.LazyRowVector` (module docstring).
 
         A tree's levels are asked for in order from its root (the root's call starts a tree), as of
         :class:`.histogram.LocalSample`: below the root each block resumes from its results of the
-        level above, kept on the workers (:func:`_resumed_level`: the walks one level long, half
-        the histograms by subtraction). A worker lost between levels recomputes them from their
+        level above, kept on the workers (:func:`_level`: the walks one level long, half the
+        histograms by subtraction). A worker lost between levels recomputes them from their
         lineage."""
-        client = self.layout.client
-        if routing[0][0] < 0 or self._above is None:  # the root: a new tree
-            full = self.layout.submit(level_stats, self.codes, w, routing, n_nodes, width, with_hist, square=square)
+        root = routing[0][0] < 0
+        if not root and self._above is None:
+            raise RuntimeError("a tree's levels are asked for from its root on")
+        if not with_hist:  # (the root has its histograms: trees are at least one split deep)
+            futures, parent_pos, above = self._above
+            self._above = None
+            leaf = self.layout.lazy(_last_leaf, self.codes, routing, PerBlock(futures))
+            return LevelStats(child_totals(above, routing, parent_pos), None, None, None, None, None, leaf, None)
+        if root:
+            parts, futures = self.layout.submit_kept(_level, self.codes, w, routing, n_nodes, width, square, None,
+                                                     None, None)
         else:
-            above, parent_pos = self._above
+            previous, parent_pos, _ = self._above
             if self._root_counts is None:
                 self._root_counts = PerBlock(self.layout.submit(_block_counts, self.codes, width))
-            full = self.layout.submit(_resumed_level, self.codes, w, routing, n_nodes, width, with_hist, square,
-                                      PerBlock(above), self._root_counts, parent_pos)
-        self._above = (full, routing[4]) if with_hist else None
-        parts = client.gather([client.submit(_without_leaf, f, pure=False) for f in full])
-        leaf = None if with_hist else RowVector(self.layout, [client.submit(_leaf, f, pure=False) for f in full])
-        return summed_level_stats(parts, with_hist, leaf)
+            parts, futures = self.layout.submit_kept(_level, self.codes, w, routing, n_nodes, width, square,
+                                                     PerBlock(previous), self._root_counts, parent_pos)
+        stats = summed_level_stats(parts, True, None)
+        self._above = (futures, routing[4], stats)
+        return stats
 
     def least_squares_level(self, sr: RowVector, s: RowVector, q: RowVector, routing, n_nodes: int,
                             width: int) -> LeastSquaresLevel:

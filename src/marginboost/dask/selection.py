@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from marginboost.dask._selection import distinct_sums, interval_sums, kl_block, kl_d_few
-from marginboost.dask.rows import DeferredRowVector, PerBlock, RowVector
+from marginboost.dask.rows import PerBlock, RowVector
 
 __all__ = ["SearchHint", "distributed_kl_projection", "distributed_soft_margin"]
 
@@ -438,7 +438,7 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     projection to the next (saves the search's first round trip). With ``soft_margin``, a fourth
     item: the soft margin of ``q`` (:func:`distributed_soft_margin`, same ``nu`` and weights), searched
     with the projection, in the same round trips (its first pass, hinted, is the projection's).
-    ``shift = (q0, lam)``: ``q`` is ``q0 + lam delta``, a :class:`DeferredRowVector` (a line search's
+    ``shift = (q0, lam)``: ``q`` is ``q0 + lam delta``, a :class:`~marginboost.dask.rows.LazyRowVector` (a line search's
     point): a first pass that counts the distinct margins makes them itself, and ``q``'s blocks are
     made only where another pass, ``d`` or the caller asks for them (a point not taken: never)."""
     m, layout = q.layout.m, q.layout
@@ -455,12 +455,12 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     scale = F / found.S if found.S > 0.0 else 0.0
     sums = None
     if delta is None:
-        d = layout.vector(_kl_d, q, weights, found.tau, scale, nu, eta)
+        d = layout.lazy(_kl_d, q, weights, found.tau, scale, nu, eta)
     elif search.along is not None:
         # The sums from the values' sums of the search's pass; d made where it is used (a line
         # search's point not taken never needs it).
         sums = _sums_along(search.along, found.tau, scale, nu, eta)
-        d = DeferredRowVector(layout, lambda: layout.submit(_kl_d, q, weights, found.tau, scale, nu, eta))
+        d = layout.lazy(_kl_d, q, weights, found.tau, scale, nu, eta)
     else:
         pairs = layout.submit(kl_block, q, weights, found.tau, scale, nu, eta, delta)
         d = RowVector(layout, [layout.client.submit(_first, p, pure=False) for p in pairs])
