@@ -374,10 +374,11 @@ def test_routing_resumed_level_by_level_equals_the_walk_from_the_root_in_deep_an
     assert depth >= 4
 
 
-@pytest.mark.parametrize("p", [1, 2, 5])  # odd and even feature counts: pairs and the one left over
+@pytest.mark.parametrize("p", [1, 2, 3, 5, 6, 7])  # fours, a pair and one left over, in every mix
 def test_level_stats_with_a_reused_workspace_equal_fresh_arrays_and_the_direct_sums(p):
     """Buffers reused across calls come back zeroed (a stale bin would add the last call's sums), and
-    the two-features-a-pass histograms equal a plain per-feature sum in example order."""
+    the histograms of four (then two, then one) features a pass equal a plain per-feature sum in
+    example order."""
     from marginboost.weak_learners.trees import node_stats
 
     rng = np.random.default_rng(p)
