@@ -24,16 +24,18 @@ Vectors are immutable (each operation makes new blocks), as the round driver nee
 committed once is never changed (:mod:`marginboost.core.rounds`).
 
 Chains are fused into one task a block. On a cluster each dependency between tasks costs a message
-from the worker to the scheduler and one back (Dask's batched streams: 5 to 10 ms measured on a
-local cluster, whatever the task's size), so a round trip whose answer needs a chain of four tasks
-took four of them. A :class:`LazyRowVector` (:meth:`RowLayout.lazy`, and every operation on one)
-is a recipe: the first task that needs it (a reduction, or another task of :meth:`RowLayout.submit`)
-computes it inline, in the same task, then its own function, and returns a :class:`Kept` result
-whose intermediate blocks stay on that worker; the vector's blocks are then futures of small
-tasks that take them out of it (:func:`_kept_part`), off the round trip's path. The blocks are
-made by the same functions from the same inputs as unfused: the same bits. A :class:`Kept`
-travels (to the client, to another worker, spilled to disk) without its blocks; a part taken from
-such a copy is remade from the recipe, so lineage and worker loss behave as for plain tasks.
+from the worker to the scheduler and one back (Dask's batched streams: 5 to 10 ms measured for
+small tasks on a local cluster), so a round trip whose answer needed a chain of four tasks waited
+for three such hops. (For blocks of 5 x 10^6 rows the gain measured small: the hops overlap with
+the compute, and the takes below cost the worker about as much; see ``docs/cluster.rst``.) A
+:class:`LazyRowVector` (:meth:`RowLayout.lazy`, and every operation on one) is a recipe: the first
+task that needs it (a reduction, or another task of :meth:`RowLayout.submit`) computes it inline,
+in the same task, then its own function, and returns a :class:`Kept` result whose intermediate
+blocks stay on that worker; the vector's blocks are then futures of small tasks that take them out
+of it (:func:`_kept_part`), off the round trip's path. The blocks are made by the same functions
+from the same inputs as unfused: the same bits. A :class:`Kept` travels (to the client, to another
+worker, spilled to disk) without its blocks; a part taken from such a copy is remade from the
+recipe, so lineage and worker loss behave as for plain tasks.
 """
 from __future__ import annotations
 
