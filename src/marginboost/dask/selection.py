@@ -453,19 +453,16 @@ def distributed_kl_projection(q: RowVector, nu: float, eta: float, weights: RowV
     # No free example (nu = m, every one capped): F is 0 but for the rounding of M.
     F = 1.0 - found.mass / nu if found.S > 0.0 else 0.0
     scale = F / found.S if found.S > 0.0 else 0.0
-    sums = None
-    if delta is None:
-        d = layout.lazy(_kl_d, q, weights, found.tau, scale, nu, eta)
-    elif search.along is not None:
-        # The sums from the values' sums of the search's pass; d made where it is used (a line
-        # search's point not taken never needs it).
-        sums = _sums_along(search.along, found.tau, scale, nu, eta)
-        d = layout.lazy(_kl_d, q, weights, found.tau, scale, nu, eta)
-    else:
+    if delta is not None and search.along is None:  # the sums along delta from d's own pass
         pairs = layout.submit(kl_block, q, weights, found.tau, scale, nu, eta, delta)
         d = RowVector(layout, [layout.client.submit(_first, p, pure=False) for p in pairs])
         parts = layout.client.gather([layout.client.submit(_second, p, pure=False) for p in pairs])
         sums = tuple(float(sum(part[i] for part in parts)) for i in range(4))
+    else:
+        # Along delta, the sums from the values' sums of the search's pass. d made where it is used
+        # (a line search's point not taken never needs it).
+        sums = None if delta is None else _sums_along(search.along, found.tau, scale, nu, eta)
+        d = layout.lazy(_kl_d, q, weights, found.tau, scale, nu, eta)
     if F <= 0.0:
         value = found.sq / nu + math.log(m / nu) / eta
     else:
