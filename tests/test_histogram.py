@@ -410,6 +410,33 @@ def test_level_stats_with_a_reused_workspace_equal_fresh_arrays_and_the_direct_s
     assert set(workspace) == {"root", "hist0", "counts0"}
 
 
+@pytest.mark.parametrize("p", [1, 2, 3, 5, 6, 7])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rows_hist_adds_each_bin_in_example_order_in_blocks_of_one_node_and_of_several(p, threads):
+    """_rows_hist over blocks of 4096 examples of one node (the offset taken once), of two, and a
+    part block: each (node, bin) sum, added into the histograms given, equals ``np.add.at``'s
+    (in example order), and the counts likewise."""
+    from marginboost.weak_learners._histogram import _rows_hist
+
+    rng = np.random.default_rng(10 + p)
+    m, width, n_nodes = 12_000, 8, 3
+    codes = rng.integers(0, width, size=(p, m)).astype(np.uint8)
+    rows = np.sort(rng.choice(m, size=9_500, replace=False)).astype(np.uint64)
+    node = np.concatenate([np.full(4096, 2), rng.integers(0, n_nodes, 4096), np.zeros(9_500 - 8192, dtype=np.int64)])
+    offsets = (node * width).astype(np.uint64)
+    w_rows = rng.normal(size=rows.shape[0])
+    hist = rng.normal(size=(p, n_nodes * width))
+    count = rng.integers(0, 5, size=(p, n_nodes * width)).astype(np.int32)
+    want_hist, want_count = hist.copy(), count.copy()
+    for j in range(p):
+        bins = (offsets + codes[j, rows]).astype(np.int64)
+        np.add.at(want_hist[j], bins, w_rows)
+        np.add.at(want_count[j], bins, 1)
+    _rows_hist(codes, rows, w_rows, offsets, hist, count, threads)
+    np.testing.assert_array_equal(hist, want_hist)
+    np.testing.assert_array_equal(count, want_count)
+
+
 def _grown_levels(sample, w, rng, p, width, depth_max, keep_rate):
     """Grow a ragged _BinTree through ``sample.level_stats`` as the oracle does (random splits,
     some nodes left unsplit below depth 2); the LevelStats of each level with histograms."""
