@@ -162,7 +162,7 @@ cdef void _group_rows_hist(const uint8_t* codes, Py_ssize_t m, const uint64_t* r
     cdef Py_ssize_t start, stop, j, r
     cdef const uint8_t* ca
     cdef double* ha
-    cdef uint64_t i, off, k0, k1, k2, k3
+    cdef uint64_t i, off
     cdef double x
     cdef bint same
     for start in range(0, n, 4096):  # _BLOCK_ROWS
