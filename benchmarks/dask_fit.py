@@ -189,7 +189,8 @@ def main(argv=None):
               f"* Dask per round against the faster in-memory fit: {dask_ms / best_local:.2f}x (target <= 1.5x)"
               + (f"; against lightgbm.dask: {dask_ms / lightgbm_ms:.2f}x (target <= 2x)" if lightgbm_ms else ""),
               *([f"* lightgbm.dask by the difference of its fits of {6 * args.rounds} and {args.rounds} rounds (the "
-                 f"measure before, which can come out low: see the module docstring): {lightgbm_difference_ms:.0f} ms a round"]
+                 "measure before, which can come out low: see the module docstring): "
+                 f"{lightgbm_difference_ms:.0f} ms a round"]
                 if lightgbm_ms else []),
               f"* Dask fit {fit_s:.1f} s in all, of which the rounds {loop_s:.1f} s (the rest: checks and binning on "
               "the workers)",

@@ -201,20 +201,18 @@ class RowLayout:
             return [submit_pooled(self.client, fn, *[_block(a, k) for a in args], **kwargs)
                     for k in range(self.n_parts)]
         fused, steps = self._fused(fn, args, kwargs, gathered=False)
-        return [self.client.submit(_kept_part, f, -1, s, key=_part_key(fn), pure=False) for f, s in zip(fused, steps)]
+        return self._takes(fused, steps, -1, fn)
 
     def reduce(self, fn: Callable, *args, **kwargs) -> list:
         """:meth:`submit`, then wait for the results (small: scalars or O(t) arrays), in block order;
-        one task a block whatever :class:`LazyRowVector` arguments it makes on the way."""
-        self._check(args)
-        if not _pending(args):
-            return [answer(r) for r in self.client.gather(self.submit(fn, *args, **kwargs))]
-        return [answer(r) for r in self.client.gather(self._fused(fn, args, kwargs, gathered=True)[0])]
+        one task a block whatever :class:`LazyRowVector` arguments it makes on the way (the answers
+        of :meth:`submit_kept`)."""
+        return self.submit_kept(fn, *args, **kwargs)[0]
 
     def submit_kept(self, fn: Callable, *args, **kwargs) -> tuple[list, list]:
-        """:meth:`reduce` for a ``fn`` that returns a :class:`Kept`: ``(answers, futures)``, the
-        answers gathered and the futures of the tasks' results, whose local values later tasks of
-        the same worker read (others get the answer alone)."""
+        """``(answers, futures)``: the blocks' answers gathered, in block order (a :class:`Kept`'s
+        answer for a ``fn`` that returns one), and the futures of the tasks' results, whose local
+        values later tasks of the same worker read (others get the answer alone)."""
         self._check(args)
         if _pending(args):
             futures = self._fused(fn, args, kwargs, gathered=True)[0]
@@ -248,10 +246,14 @@ class RowLayout:
                  + [(fn, tuple(_step_arg(a, k, position) for a in args), kwargs)] for k in range(self.n_parts)]
         fused = [submit_pooled(self.client, _run_fused, s, gathered, name=fn) for s in steps]
         for i, v in enumerate(order):
-            v._parts = [self.client.submit(_kept_part, f, i, s, key=_part_key(v._fn), pure=False)
-                        for f, s in zip(fused, steps)]
+            v._parts = self._takes(fused, steps, i, v._fn)
             v._args = v._kwargs = None  # (made: the recipe's inputs are the tasks' to hold now)
         return fused, steps
+
+    def _takes(self, fused: list, steps: list, index: int, fn: Callable) -> list:
+        """The tasks that take step ``index``'s (``fn``'s) blocks out of the ``fused`` tasks."""
+        return [self.client.submit(_kept_part, f, index, s, key=_part_key(fn), pure=False)
+                for f, s in zip(fused, steps)]
 
     def full(self, value: float) -> "RowVector":
         """The vector of ``value`` everywhere."""
